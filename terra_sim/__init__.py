@@ -1,0 +1,8 @@
+"""terra-sim: tournament simulator and balance analytics for the Terra Mystica family."""
+
+from terra_sim.core.record import GameRecord, play_game, replay_game
+from terra_sim.games import game_slugs, get_game
+
+__version__ = "0.1.0"
+
+__all__ = ["GameRecord", "play_game", "replay_game", "get_game", "game_slugs", "__version__"]

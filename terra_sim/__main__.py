@@ -1,0 +1,3 @@
+from terra_sim.cli import main
+
+main()

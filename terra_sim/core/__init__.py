@@ -1,0 +1,1 @@
+"""Game-agnostic core: protocol, hex maps, power bowls, seeded streams, records."""

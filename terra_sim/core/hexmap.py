@@ -1,0 +1,135 @@
+"""Hex maps as integers: a hex is an int, a set of hexes is an int bitmask.
+
+Layout: rows of cells, row-major ids. A row marked `shifted` sits half a hex to the right of its
+neighbours (rows B, D, F, H on the Terra Nova board):
+
+    row A:  0   1   2   3 ...        unshifted: diagonal neighbours (r±1, c-1), (r±1, c)
+    row B:    10  11  12  13 ...     shifted:   diagonal neighbours (r±1, c),   (r±1, c+1)
+
+Everything a rule asks about geometry (neighbours, river reach for sailing, edge hexes,
+continents, bridge sites) is precomputed here once per map, so the engine only does `|` and `&`.
+"""
+
+from collections.abc import Iterator, Sequence
+
+RIVER = "river"
+
+
+def bits(mask: int) -> Iterator[int]:
+    """The hex ids in `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def components(mask: int, adj: Sequence[int]) -> list[int]:
+    """Connected groups of `mask` under the adjacency table `adj` (hex -> neighbour mask)."""
+    groups = []
+    while mask:
+        comp = frontier = mask & -mask
+        while frontier:
+            grown = 0
+            for h in bits(frontier):
+                grown |= adj[h]
+            frontier = grown & mask & ~comp
+            comp |= frontier
+        groups.append(comp)
+        mask &= ~comp
+    return groups
+
+
+class HexMap:
+    """Static geometry of one board, precomputed on construction."""
+
+    def __init__(
+        self,
+        rows: Sequence[Sequence[str]],
+        shifted: Sequence[bool],
+        bridge_sites: Sequence[tuple[str, str]] = (),
+        max_sail: int = 4,
+        row_names: str = "ABCDEFGHIJKLMNOP",
+    ):
+        self.shifted = list(shifted)
+        self.terrain: list[str] = []
+        self.names: list[str] = []
+        coords: dict[tuple[int, int], int] = {}
+        for r, row in enumerate(rows):
+            for c, terrain in enumerate(row):
+                coords[(r, c)] = len(self.terrain)
+                self.terrain.append(terrain)
+                self.names.append(f"{row_names[r]}{c + 1}")
+        self.size = len(self.terrain)
+        self.index = {name: h for h, name in enumerate(self.names)}
+        self.coords = {h: rc for rc, h in coords.items()}
+
+        self.neigh = [0] * self.size
+        grid_degree = [0] * self.size
+        for (r, c), h in coords.items():
+            diag = (c, c + 1) if shifted[r] else (c - 1, c)
+            cand = [(r, c - 1), (r, c + 1)] + [(r + dr, dc) for dr in (-1, 1) for dc in diag]
+            for rc in cand:
+                if rc in coords:
+                    self.neigh[h] |= 1 << coords[rc]
+                    grid_degree[h] += 1
+
+        self.river = sum(1 << h for h, t in enumerate(self.terrain) if t == RIVER)
+        self.land = ((1 << self.size) - 1) & ~self.river
+        self.terrain_mask: dict[str, int] = {}
+        for h, t in enumerate(self.terrain):
+            self.terrain_mask[t] = self.terrain_mask.get(t, 0) | (1 << h)
+        self.edge = sum(1 << h for h in bits(self.land) if grid_degree[h] < 6)
+        self.river_adjacent = sum(1 << h for h in bits(self.land) if self.neigh[h] & self.river)
+        self.land_neigh = [n & self.land for n in self.neigh]
+
+        land_adj = [self.neigh[h] & self.land for h in range(self.size)]
+        self.continents = components(self.land, land_adj)
+        self.continent_of = [0] * self.size
+        for h in range(self.size):
+            for mask in self.continents:
+                if mask >> h & 1:
+                    self.continent_of[h] = mask
+
+        # sail[d][h]: land hexes reachable from land hex h across 1..d river hexes.
+        self.max_sail = max_sail
+        self.sail = [[0] * self.size for _ in range(max_sail + 1)]
+        for h in bits(self.land):
+            seen = frontier = self.neigh[h] & self.river
+            reach = 0
+            for d in range(1, max_sail + 1):
+                for x in bits(frontier):
+                    reach |= self.neigh[x] & self.land
+                self.sail[d][h] = reach & ~(1 << h)
+                grown = 0
+                for x in bits(frontier):
+                    grown |= self.neigh[x] & self.river
+                frontier = grown & ~seen
+                seen |= frontier
+
+        self.bridge_sites: list[tuple[int, int]] = []
+        for a, b in bridge_sites:
+            ha, hb = self.hex(a), self.hex(b)
+            if not (self.land >> ha & 1 and self.land >> hb & 1):
+                raise ValueError(f"bridge site {a}-{b} must join two land hexes")
+            if self.neigh[ha] >> hb & 1:
+                raise ValueError(f"bridge site {a}-{b} joins hexes that are already adjacent")
+            self.bridge_sites.append((min(ha, hb), max(ha, hb)))
+        self.bridge_index = {
+            f"{self.names[a]}-{self.names[b]}": i for i, (a, b) in enumerate(self.bridge_sites)
+        }
+
+    def hex(self, name: str) -> int:
+        try:
+            return self.index[name.upper()]
+        except KeyError:
+            raise ValueError(f"unknown hex {name!r}") from None
+
+    def name(self, h: int) -> str:
+        return self.names[h]
+
+    def bridge_name(self, site: int) -> str:
+        a, b = self.bridge_sites[site]
+        return f"{self.names[a]}-{self.names[b]}"
+
+    def mask_names(self, mask: int) -> list[str]:
+        return [self.names[h] for h in bits(mask)]

@@ -1,0 +1,1 @@
+"""Terra Nova (Kosmos 2022): the reference game."""

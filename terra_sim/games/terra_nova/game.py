@@ -1,0 +1,83 @@
+"""Terra Nova as a registered game: static configuration and the factory for states."""
+
+import random
+from typing import Any
+
+from terra_sim.core.errors import UserError
+from terra_sim.games.terra_nova.actions import ActionCodec
+from terra_sim.games.terra_nova.data import load_data
+from terra_sim.games.terra_nova.state import CATEGORIES, TerraNovaState
+
+# Bump whenever a rules change alters games; every logged game records it.
+ENGINE_VERSION = "tn-1.0"
+
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "variant": ("standard", "planner", "lucky-digger"),
+    "turn_order": ("clockwise", "dropout"),
+}
+
+
+class TerraNova:
+    slug = "terra-nova"
+    title = "Terra Nova"
+    version = ENGINE_VERSION
+    categories = CATEGORIES
+    player_counts = (2, 3, 4)
+
+    def __init__(self, overrides: dict[str, Any] | None = None):
+        self.data = load_data(overrides)
+        self.data_set = self.data.name
+        self.data_hash = self.data.hash
+        self.approximate = self.data.approximate
+        self.codec = ActionCodec(self.data.map, self.data.power_actions, self.data.bonus_tiles)
+
+    def faction_slugs(self) -> list[str]:
+        return list(self.data.factions)
+
+    def faction_table(self) -> list[dict[str, str]]:
+        return [{"faction": f.slug, "name": f.name, "home": self.data.ring[f.home],
+                 "color": f.color, "side": f.side} for f in self.data.factions.values()]
+
+    def exclusive_groups(self) -> list[set[str]]:
+        """Factions that never share a game: the two sides of one mat (same colour)."""
+        groups: dict[str, set[str]] = {}
+        for f in self.data.factions.values():
+            groups.setdefault(f.color, set()).add(f.slug)
+        return list(groups.values())
+
+    def random_factions(self, n_players: int, rng: random.Random) -> list[str]:
+        groups = [sorted(g) for g in self.exclusive_groups()]
+        return [rng.choice(g) for g in rng.sample(groups, n_players)]
+
+    def check_factions(self, factions: list[str]) -> None:
+        for f in factions:
+            if f not in self.data.factions:
+                raise UserError(f"unknown faction {f!r} for terra-nova "
+                                f"(valid: {', '.join(self.data.factions)})")
+        if len(factions) not in self.player_counts:
+            raise UserError(f"terra-nova plays with 2-4 players, not {len(factions)}")
+        colors = [self.data.factions[f].color for f in factions]
+        for c in set(colors):
+            if colors.count(c) > 1:
+                same = [f for f in factions if self.data.factions[f].color == c]
+                raise UserError(f"{' and '.join(same)} share the {c} mat and cannot both play")
+
+    def option_names(self) -> dict[str, tuple[str, ...]]:
+        return OPTIONS
+
+    def variant_name(self, options: dict[str, Any]) -> str:
+        name = options.get("variant", "standard")
+        if options.get("turn_order", "clockwise") == "dropout":
+            name += "+dropout-order"
+        return name
+
+    def new_state(self, factions: list[str], seed: int, **options: Any) -> TerraNovaState:
+        self.check_factions(factions)
+        for key, value in options.items():
+            if key not in OPTIONS:
+                raise UserError(f"unknown terra-nova option {key!r} (valid: {', '.join(OPTIONS)})")
+            if value not in OPTIONS[key]:
+                raise UserError(f"option {key}: {value!r} is not one of {', '.join(OPTIONS[key])}")
+        if options.get("variant", "standard") != "standard" and len(factions) != 2:
+            raise UserError(f"the {options['variant']} variant is for 2 players")
+        return TerraNovaState(self.data, self.codec, factions, seed, **options)

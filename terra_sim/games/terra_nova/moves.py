@@ -1,0 +1,193 @@
+"""Legal action generation for Terra Nova: one function per action family, composed at the top."""
+
+from typing import TYPE_CHECKING
+
+from terra_sim.core.hexmap import bits
+from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.data import PowerAction
+
+if TYPE_CHECKING:
+    from terra_sim.games.terra_nova.state import Player, TerraNovaState
+
+DONE = Action("done")
+EDGE_SKIP = Action("edge-skip")
+
+
+def legal_actions(s: "TerraNovaState") -> list[Action]:
+    if s.pending:
+        decision, seat = s.pending[0]
+        p = s.players[seat]
+        if decision == "town":
+            return [Action("town", (t,)) for t in sorted(s.data.town_tiles)
+                    if t not in p.tiles_used]
+        free = s.data.map.edge & ~s.occupied
+        acts = [Action("edge-house", (h,)) for h in bits(free)] if houses_left(s, p) else []
+        return acts + [EDGE_SKIP]
+    if s.stage == "over":
+        return []
+    seat = s.current_player()
+    p = s.players[seat]
+    if s.stage in ("setup-neutral", "lucky"):
+        return [Action("neutral", (h,)) for h in bits(neutral_targets(s, s.queue[0][1]))]
+    if s.stage == "setup-house":
+        home = s.data.map.land & ~s.occupied
+        return [Action("place", (h,)) for h in bits(home) if s.terrain[h] == p.faction.home]
+    if s.stage == "setup-bonus":
+        return [Action("pick", (t,)) for t in sorted(s.supply)]
+    if s.stage == "exchange":
+        return exchanges(p) + [DONE]
+    if s.stage == "final-exchange":
+        return druid_exchange(p) + [DONE]
+    return turn_actions(s, p)
+
+
+def neutral_targets(s: "TerraNovaState", terrain: int) -> int:
+    marked = sum(1 << h for h in s.data.neutral_spaces.get(terrain, ()))
+    return marked & ~s.occupied
+
+
+def houses_left(s: "TerraNovaState", p: "Player") -> int:
+    return s.data.houses - p.houses.bit_count()
+
+
+def tps_left(s: "TerraNovaState", p: "Player") -> int:
+    return s.data.trading_posts - p.tps.bit_count()
+
+
+def exchanges(p: "Player") -> list[Action]:
+    return [Action("exchange", (k,)) for k in range(1, p.p3 + 1)] + druid_exchange(p)
+
+
+def druid_exchange(p: "Player") -> list[Action]:
+    ptv = p.eff.get("power_to_vp")
+    return [Action("druid-vp")] if ptv and p.p3 >= ptv[0] else []
+
+
+def power_action_of(s: "TerraNovaState", kind: str) -> PowerAction:
+    for pa in s.data.power_actions:
+        if kind == f"pw-{pa.id}" or kind.startswith(f"pw-{pa.id}-"):
+            return pa
+    raise KeyError(kind)
+
+
+def turn_actions(s: "TerraNovaState", p: "Player") -> list[Action]:
+    acts = exchanges(p)
+    if s.round < s.data.rounds:
+        acts += [Action("pass", (t,)) for t in sorted(s.supply)]
+    else:
+        acts.append(Action("pass"))
+    reach = s.reach(p) & ~s.occupied
+    acts += habitable(s, p, reach, "", 0, s.data.costs["shovel"])
+    acts += upgrades(s, p)
+    acts += sailing_and_bridges(s, p)
+    acts += power_actions(s, p, reach)
+    acts += specials(s, p, reach)
+    return acts
+
+
+def habitable(s: "TerraNovaState", p: "Player", targets: int, prefix: str, free: int,
+              shovel: int, money: int | None = None) -> list[Action]:
+    """Make-habitable (dig) and build actions on `targets` with `free` shovels, extra ones paid.
+
+    shovel=-1 means extra shovels cannot be bought.
+    """
+    money = p.money if money is None else money
+    house = s.data.costs["house"]
+    can_build = houses_left(s, p) > 0
+    build, dig = f"{prefix}build", f"{prefix}dig"
+    acts = []
+    for h in bits(targets):
+        need = s.shovels(p, h)
+        if need == 0:
+            if not free and can_build and money >= house:
+                acts.append(Action(build, (h,)))
+            continue
+        paid = max(0, need - free)
+        if paid and shovel < 0:
+            continue
+        cost = paid * shovel
+        if money >= cost:
+            acts.append(Action(dig, (h,)))
+            if can_build and money >= cost + house:
+                acts.append(Action(build, (h,)))
+    return acts
+
+
+def upgrades(s: "TerraNovaState", p: "Player") -> list[Action]:
+    acts = []
+    if tps_left(s, p):
+        acts += [Action("upgrade", (h,)) for h in bits(p.houses) if p.money >= s.tp_cost(p, h)]
+    sides = [side for side, m in (("left", p.palace_left), ("right", p.palace_right)) if not m]
+    if sides and p.money >= s.data.costs["palace"]:
+        acts += [Action("palace", (h, side)) for h in bits(p.tps) for side in sides]
+    return acts
+
+
+def bridge_sites(s: "TerraNovaState", p: "Player") -> list[int]:
+    if not p.bridges:
+        return []
+    own = p.buildings
+    return [i for i, (a, b) in enumerate(s.data.map.bridge_sites)
+            if s.bridge_owner[i] < 0 and (own >> a & 1 or own >> b & 1)]
+
+
+def sailing_and_bridges(s: "TerraNovaState", p: "Player") -> list[Action]:
+    acts = []
+    if p.sail < s.max_sail() and p.money >= s.data.costs["sail"]:
+        acts.append(Action("sail"))
+    if p.money >= s.data.costs["bridge"]:
+        acts += [Action("bridge", (i,)) for i in bridge_sites(s, p)]
+    return acts
+
+
+def power_actions(s: "TerraNovaState", p: "Player", reach: int) -> list[Action]:
+    acts = []
+    for pa in s.data.power_actions:
+        if pa.id in s.used_power or p.p3 < s.power_cost(p, pa.cost):
+            continue
+        k = f"pw-{pa.id}"
+        if pa.effect == "bridge":
+            acts += [Action(k, (i,)) for i in bridge_sites(s, p)]
+        elif pa.effect == "sail":
+            if p.sail < s.max_sail():
+                acts.append(Action(k))
+        elif pa.effect == "coins":
+            acts.append(Action(k))
+        elif pa.effect == "spade1":
+            acts += habitable(s, p, reach, k + "-", 1, s.data.costs["shovel"])
+        else:
+            acts += habitable(s, p, reach, k + "-", 2, -1)
+            ones = [h for h in bits(reach) if s.shovels(p, h) == 1]
+            acts += [Action(k + "-dig2", (a, b)) for i, a in enumerate(ones) for b in ones[i + 1:]]
+            if houses_left(s, p) and p.money >= s.data.costs["house"]:
+                acts += [Action(k + "-build-dig", (a, b)) for a in ones for b in ones if a != b]
+    return acts
+
+
+def specials(s: "TerraNovaState", p: "Player", reach: int) -> list[Action]:
+    """Bonus-tile special action and palace abilities (special and personal power actions)."""
+    acts = []
+    eff = p.eff
+    shovel = s.data.costs["shovel"]
+    if p.bonus and s.data.bonus_tiles[p.bonus]["spade_special"] and "bonus" not in p.used:
+        acts += habitable(s, p, reach, "bonus-", 1, shovel)
+    if "spade_action_power" in eff and "fairy" not in p.used and p.p3 >= eff["spade_action_power"]:
+        acts += habitable(s, p, reach, "fairy-", 1, shovel)
+    if eff.get("continent_dig_special") and "sun" not in p.used:
+        m = s.data.map
+        near = 0
+        for b in bits(p.buildings):
+            near |= m.land_neigh[b] & m.continent_of[b]
+        for h in bits(near & ~s.occupied):
+            if s.terrain[h] != p.faction.home:
+                acts.append(Action("sun-dig", (h,)))
+                if houses_left(s, p) and p.money >= s.data.costs["house"]:
+                    acts.append(Action("sun-build", (h,)))
+    if eff.get("lake_house_special") and "lake-house" not in p.used and houses_left(s, p):
+        free = s.data.map.land & ~s.occupied
+        acts += [Action("lake-house", (h,)) for h in bits(free) if s.terrain[h] == p.faction.home]
+    if eff.get("free_tp_special") and "free-tp" not in p.used and tps_left(s, p):
+        acts += [Action("free-tp", (h,)) for h in bits(p.houses)]
+    if "tp_action_power" in eff and p.p3 >= eff["tp_action_power"] and tps_left(s, p):
+        acts += [Action("inventor-tp", (h,)) for h in bits(reach)]
+    return acts

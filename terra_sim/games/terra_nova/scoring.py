@@ -1,0 +1,91 @@
+"""Income, drop-out rewards and final scoring."""
+
+from typing import TYPE_CHECKING
+
+from terra_sim.core.hexmap import components
+
+if TYPE_CHECKING:
+    from terra_sim.games.terra_nova.state import Player, TerraNovaState
+
+
+def income(s: "TerraNovaState", p: "Player") -> tuple[int, int]:
+    """Phase 1: (coins, power) from revealed mat slots, palaces, faction and bonus tile."""
+    f, eff = p.faction, p.eff
+    nh, nt = p.houses.bit_count(), p.tps.bit_count()
+    coins = s.data.base_coins + sum(f.house_coins[:nh]) + sum(f.tp_coins[:nt])
+    power = sum(f.house_power[:nh]) + sum(f.tp_power[:nt])
+    coins += eff.get("income_coins", 0)
+    power += eff.get("income_power", 0)
+    if p.bonus:
+        tile = s.data.bonus_tiles[p.bonus]
+        coins += tile["coins"]
+        power += tile["power"]
+    return coins, power
+
+
+def settlements(s: "TerraNovaState", p: "Player") -> list[int]:
+    """Groups of p's adjacent buildings (bridges count); a lone building is a settlement too."""
+    return components(p.buildings, s.adj)
+
+
+def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str | None) -> None:
+    from terra_sim.games.terra_nova.state import CAT
+
+    s.pass_order.append(seat)  # the first to drop out starts the next round
+    p.passed = True
+    m, eff = s.data.map, p.eff
+    vp = 0
+    if p.bonus:
+        b = s.data.bonus_tiles[p.bonus]
+        vp += (b["dropout_house_vp"] * p.houses.bit_count()
+               + b["dropout_tp_vp"] * p.tps.bit_count()
+               + b["dropout_palace_vp"] * p.palaces.bit_count()
+               + b["dropout_sail_vp"] * p.sail)
+    if "dropout_tp_vp" in eff:
+        table = eff["dropout_tp_vp"]
+        vp += table[min(p.tps.bit_count(), len(table) - 1)]
+    if "dropout_edge_settlement_vp" in eff:
+        vp += eff["dropout_edge_settlement_vp"] * sum(1 for g in settlements(s, p) if g & m.edge)
+    if "dropout_inland_vp" in eff:
+        vp += eff["dropout_inland_vp"] * (p.buildings & ~m.river_adjacent).bit_count()
+    p.vp[CAT["dropout"]] += vp
+    if "dropout_settlement_power" in eff:
+        p.gain(eff["dropout_settlement_power"] * len(settlements(s, p)))
+    if tile is not None:
+        old = p.bonus
+        p.money += s.supply.pop(tile)
+        p.bonus = tile
+        s.supply[old] = 0
+
+
+def network_size(s: "TerraNovaState", p: "Player") -> int:
+    """Territory: the biggest group of p's buildings connected by reach (final sailing value)."""
+    sail = s.data.map.sail[s.sailing(p, final=True)]
+    adj = [a | r for a, r in zip(s.adj, sail, strict=True)]
+    return max((g.bit_count() for g in components(p.buildings, adj)), default=0)
+
+
+def split_places(sizes: list[int], points: tuple[int, ...]) -> list[int]:
+    """Points by rank; tied players add the points of the places they cover and share them."""
+    pts = list(points) + [0] * len(sizes)
+    order = sorted(sizes, reverse=True)
+    out = []
+    for size in sizes:
+        first = order.index(size)
+        k = order.count(size)
+        out.append(sum(pts[first:first + k]) // k)
+    return out
+
+
+def final_scoring(s: "TerraNovaState") -> None:
+    """Money scoring (bowl III to coins, 1 VP per 3 coins), then territory scoring."""
+    from terra_sim.games.terra_nova.state import CAT
+
+    for p in s.players:
+        p.money += p.p3
+        p.p1, p.p3 = p.p1 + p.p3, 0
+        p.vp[CAT["money"]] += p.money // s.data.coins_per_vp
+    sizes = [network_size(s, p) for p in s.players]
+    for p, pts in zip(s.players, split_places(sizes, s.data.territory_points), strict=True):
+        p.vp[CAT["territory"]] += pts
+

@@ -1,0 +1,531 @@
+"""Terra Nova game state: players, board, the phase machine, and applying actions.
+
+Legal move generation lives in moves.py, towns in towns.py, scoring in scoring.py; this file
+holds what changes and the rules for changing it.
+"""
+
+from typing import Any
+
+from terra_sim.core.errors import IllegalAction
+from terra_sim.core.hexmap import bits
+from terra_sim.core.power import gain_power, spend_power
+from terra_sim.core.rng import stream
+from terra_sim.games.terra_nova import moves, scoring, towns
+from terra_sim.games.terra_nova.actions import Action, ActionCodec
+from terra_sim.games.terra_nova.data import Faction, TerraNovaData
+
+CATEGORIES = ("round", "town", "sailing", "dropout", "faction", "money", "territory")
+CAT = {c: i for i, c in enumerate(CATEGORIES)}
+INCOME_KEYS = ("income_power", "income_coins")
+
+
+class Player:
+    """One seat's pieces and resources. Plain ints and bitmasks, so copying is cheap."""
+
+    __slots__ = (
+        "faction", "eff", "money", "p1", "p2", "p3", "houses", "tps", "palace_left",
+        "palace_right", "sail", "bridges", "towns", "tiles_used", "bonus", "vp", "passed",
+        "used", "placed",
+    )
+
+    def __init__(self, faction: Faction, data: TerraNovaData):
+        self.faction = faction
+        self.eff: dict[str, Any] = dict(faction.ability)  # ability + built palaces
+        self.money = faction.start_money
+        self.p1, self.p2, self.p3 = data.start_power
+        self.houses = 0  # masks
+        self.tps = 0
+        self.palace_left = 0
+        self.palace_right = 0
+        self.sail = 0
+        self.bridges = data.bridges  # bridges left in supply
+        self.towns = 0  # buildings that belong to a town
+        self.tiles_used: tuple[int, ...] = ()
+        self.bonus = ""  # bonus tile held
+        self.vp = [0] * len(CATEGORIES)
+        self.passed = False
+        self.used: frozenset[str] = frozenset()  # special/personal actions used this round
+        self.placed: list[int] = []  # hexes built on in the current action (town expansion)
+
+    def copy(self) -> "Player":
+        p = Player.__new__(Player)
+        for s in Player.__slots__:
+            setattr(p, s, getattr(self, s))
+        p.vp = self.vp[:]
+        p.placed = self.placed[:]
+        return p
+
+    @property
+    def palaces(self) -> int:
+        return self.palace_left | self.palace_right
+
+    @property
+    def buildings(self) -> int:
+        return self.houses | self.tps | self.palace_left | self.palace_right
+
+    @property
+    def total_vp(self) -> int:
+        return sum(self.vp)
+
+    def gain(self, amount: int) -> None:
+        if amount > 0:
+            self.p1, self.p2, self.p3 = gain_power(self.p1, self.p2, self.p3, amount)
+
+    def spend(self, amount: int) -> None:
+        self.p1, self.p2, self.p3 = spend_power(self.p1, self.p2, self.p3, amount)
+
+    def activate(self, palace: dict[str, Any]) -> None:
+        eff = dict(self.eff)
+        for k, v in palace.items():
+            eff[k] = eff.get(k, 0) + v if k in INCOME_KEYS else v
+        self.eff = eff
+
+
+class TerraNovaState:
+    """Everything that changes during a game. Implements terra_sim.core.protocol.State."""
+
+    def __init__(self, data: TerraNovaData, codec: ActionCodec, factions: list[str], seed: int,
+                 variant: str = "standard", turn_order: str = "clockwise"):
+        self.data = data
+        self.codec = codec
+        self.seed = seed
+        self.variant = variant
+        self.turn_order = turn_order
+        self.n = len(factions)
+        self.players = [Player(data.factions[f], data) for f in factions]
+        m = data.map
+        self.terrain = list(data.terrain_of)
+        self.adj = m.neigh  # replaced by a copy when a bridge is built
+        self.bridge_owner = [-1] * len(m.bridge_sites)
+        self.neutral = 0
+        self.occupied = 0
+        self.round = 0
+        self.used_power: frozenset[str] = frozenset()
+        self.pending: list[tuple[str, int]] = []  # (decision, seat) resolved before anything else
+        self.stage = "setup-house"
+        self.queue: list[tuple[int, int]] = []  # (seat, detail) for setup/exchange stages
+        self.order = list(range(self.n))
+        self.turn = 0
+        self._turn_done = False  # the seat in turn has taken its action
+        self.pass_order: list[int] = []
+
+        rng = stream(seed, "setup")
+        self.round_tiles = rng.sample(sorted(data.round_tiles), data.rounds)
+        self.bonus_tiles = sorted(rng.sample(sorted(data.bonus_tiles), self.n + 3))
+        self.supply = {t: 0 for t in self.bonus_tiles}  # bonus tiles nobody holds -> coins
+        self.neutral_terrain = -1
+        queue: list[tuple[int, int]] = []
+        if variant == "planner":
+            used = {data.factions[f].color for f in factions}
+            free_colors = sorted({fa.color: fa.home for fa in data.factions.values()
+                                  if fa.color not in used}.items())
+            self.neutral_terrain = rng.choice(free_colors)[1]
+            self.stage = "setup-neutral"
+            queue = [(s, self.neutral_terrain) for s in range(self.n)]
+        else:
+            queue = self._house_queue()
+        self.queue = queue
+
+    # ----- protocol -----------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.pending:
+            return self.pending[0][1]
+        if self.stage == "over":
+            return -1
+        if self.stage == "actions":
+            return self.order[self.turn]
+        return self.queue[0][0]
+
+    def legal_actions(self) -> list[Action]:
+        return moves.legal_actions(self)
+
+    def is_over(self) -> bool:
+        return self.stage == "over"
+
+    def vp(self) -> list[int]:
+        return [p.total_vp for p in self.players]
+
+    def breakdown(self) -> list[dict[str, int]]:
+        return [dict(zip(CATEGORIES, p.vp, strict=True)) for p in self.players]
+
+    def action_text(self, action: Action) -> str:
+        return self.codec.text(action)
+
+    def parse_action(self, text: str) -> Action:
+        return self.codec.parse(text)
+
+    def setup_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"round_tiles": list(self.round_tiles),
+                                "bonus_tiles": list(self.bonus_tiles)}
+        if self.neutral_terrain >= 0:
+            info["neutral_terrain"] = self.data.ring[self.neutral_terrain]
+        return info
+
+    def clone(self) -> "TerraNovaState":
+        s = TerraNovaState.__new__(TerraNovaState)
+        s.__dict__.update(self.__dict__)
+        s.players = [p.copy() for p in self.players]
+        s.terrain = self.terrain[:]
+        s.bridge_owner = self.bridge_owner[:]
+        s.pending = self.pending[:]
+        s.queue = self.queue[:]
+        s.order = self.order[:]
+        s.pass_order = self.pass_order[:]
+        s.supply = dict(self.supply)
+        return s
+
+    def render(self) -> str:
+        from terra_sim.games.terra_nova.render import render_state
+
+        return render_state(self)
+
+    # ----- queries used by moves, towns and scoring --------------------------------------------
+    def sailing(self, p: Player, final: bool = False) -> int:
+        bonus = 0 if final or not p.bonus else self.data.bonus_tiles[p.bonus]["sail_bonus"]
+        return min(p.sail + bonus, self.data.map.max_sail)
+
+    def reach(self, p: Player, final: bool = False) -> int:
+        """Land hexes in reach of p's buildings: adjacent (bridges count) or within sailing."""
+        sail = self.data.map.sail[self.sailing(p, final)]
+        adj = self.adj
+        r = 0
+        for h in bits(p.buildings):
+            r |= adj[h] | sail[h]
+        return r & self.data.map.land
+
+    def shovels(self, p: Player, h: int) -> int:
+        need = self.data.ring_distance(self.terrain[h], p.faction.home)
+        cap = p.eff.get("max_shovels")
+        return min(need, cap) if cap and need else need
+
+    def tp_cost(self, p: Player, h: int) -> int:
+        others = self.occupied & ~p.buildings
+        near = bool(self.adj[h] & others)
+        c = self.data.costs
+        if near:
+            return p.eff.get("tp_cost_adjacent", c["tp_adjacent"])
+        return p.eff.get("tp_cost_alone", c["tp_alone"])
+
+    def power_cost(self, p: Player, cost: int) -> int:
+        return max(0, cost - p.eff.get("power_action_discount", 0))
+
+    def max_sail(self) -> int:
+        return len(self.data.sailing_vp) - 1
+
+    def round_event(self, p: Player, event: str, times: int = 1) -> None:
+        tile_event, vp = self.data.round_tiles[self.round_tiles[self.round - 1]]
+        if tile_event == event and self.round >= 1 and times > 0:
+            p.vp[CAT["round"]] += vp * times
+
+    # ----- applying actions ----------------------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        seat = self.current_player()
+        p = self.players[seat]
+        kind, args = action
+        if self.pending:
+            decision = self.pending.pop(0)[0]
+            if decision == "town":
+                towns.take_tile(self, p, args[0])
+            elif kind == "edge-house":
+                self._transform(p, args[0])
+                self._build_house(p, args[0], 0)
+                towns.check(self, seat)
+            self._after_turn_step()
+            return
+        if self.stage in ("setup-neutral", "lucky"):
+            self.queue.pop(0)
+            self.neutral |= 1 << args[0]
+            self.occupied |= 1 << args[0]
+        elif self.stage == "setup-house":
+            self.queue.pop(0)
+            p.houses |= 1 << args[0]
+            self.occupied |= 1 << args[0]
+        elif self.stage == "setup-bonus":
+            self.queue.pop(0)
+            p.bonus = args[0]
+            del self.supply[args[0]]
+        elif self.stage in ("exchange", "final-exchange"):
+            if kind == "done":
+                self.queue.pop(0)
+            else:
+                self._free_action(p, kind, args)
+                if not self._can_exchange(p, self.stage == "final-exchange"):
+                    self.queue.pop(0)
+        elif kind in ("exchange", "druid-vp"):
+            self._free_action(p, kind, args)
+            return  # the turn goes on
+        else:
+            self._turn_action(seat, p, kind, args)
+            self._turn_done = True
+        self._advance()
+
+    def _free_action(self, p: Player, kind: str, args: tuple) -> None:
+        if kind == "exchange":
+            p.spend(args[0])
+            p.money += args[0]
+        else:
+            power, vp = p.eff["power_to_vp"]
+            p.spend(power)
+            p.vp[CAT["faction"]] += vp
+
+    def _can_exchange(self, p: Player, final: bool) -> bool:
+        ptv = p.eff.get("power_to_vp")
+        if final:  # everything left is exchanged for money at the end anyway
+            return bool(ptv) and p.p3 >= ptv[0]
+        return p.p3 > 0
+
+    def _turn_action(self, seat: int, p: Player, kind: str, args: tuple) -> None:
+        p.placed = []
+        data = self.data
+        if kind == "pass":
+            scoring.drop_out(self, seat, p, args[0] if args else None)
+            return
+        if kind == "upgrade":
+            h = args[0]
+            p.money -= self.tp_cost(p, h)
+            self._place_tp(p, h, upgrade=True)
+        elif kind == "free-tp":
+            p.used = p.used | {"free-tp"}
+            self._place_tp(p, args[0], upgrade=True)
+        elif kind == "palace":
+            self._build_palace(seat, p, args[0], args[1])
+        elif kind == "inventor-tp":
+            p.spend(p.eff["tp_action_power"])
+            self._transform(p, args[0])
+            self._place_tp(p, args[0], upgrade=False)
+        elif kind == "lake-house":
+            p.used = p.used | {"lake-house"}
+            self._build_house(p, args[0], 0)
+        elif kind == "sail":
+            p.money -= data.costs["sail"]
+            self._advance_sail(p)
+        elif kind == "bridge":
+            p.money -= data.costs["bridge"]
+            self._build_bridge(seat, p, args[0])
+        elif kind.startswith("pw-"):
+            pa = moves.power_action_of(self, kind)
+            self.used_power = self.used_power | {pa.id}
+            p.spend(self.power_cost(p, pa.cost))
+            if pa.effect == "bridge":
+                self._build_bridge(seat, p, args[0])
+            elif pa.effect == "sail":
+                self._advance_sail(p)
+            elif pa.effect == "coins":
+                p.money += pa.amount
+            else:
+                free = 1 if pa.effect == "spade1" else 2
+                self._make_habitable(p, kind[len(f"pw-{pa.id}"):], args, free)
+        else:  # make habitable: build/dig with an optional source prefix
+            source, _, mode = kind.rpartition("-") if kind.count("-") else ("", "", kind)
+            if source == "bonus":
+                p.used = p.used | {"bonus"}
+                self._make_habitable(p, "-" + mode, args, 1)
+            elif source == "fairy":
+                p.used = p.used | {"fairy"}
+                p.spend(p.eff["spade_action_power"])
+                self._make_habitable(p, "-" + mode, args, 1)
+            elif source == "sun":
+                p.used = p.used | {"sun"}
+                self._transform(p, args[0])
+                if mode == "build":
+                    self._build_house(p, args[0], data.costs["house"])
+            elif source == "":
+                self._make_habitable(p, "-" + mode, args, 0)
+            else:
+                raise IllegalAction(f"unknown action kind {kind!r}")
+        towns.check(self, seat)
+
+    def _make_habitable(self, p: Player, mode: str, args: tuple, free: int) -> None:
+        """mode: -build, -dig, -dig2 or -build-dig; `free` shovels, the rest paid in money."""
+        targets = args
+        house = args[0] if mode in ("-build", "-build-dig") else -1
+        used = 0
+        for h in targets:
+            need = self.shovels(p, h)
+            paid = max(0, need - free)
+            free = max(0, free - need)
+            p.money -= paid * self.data.costs["shovel"]
+            used += need
+            self._transform(p, h)
+        p.gain(p.eff.get("shovel_power", 0) * used)
+        self.round_event(p, "shovel", used)
+        if house >= 0:
+            self._build_house(p, house, self.data.costs["house"])
+
+    def _transform(self, p: Player, h: int) -> None:
+        self.terrain[h] = p.faction.home
+
+    def _others_gain(self, p: Player, h: int) -> None:
+        """Power thanks to others: 1 per adjacent building of each other player."""
+        near = self.adj[h]
+        for q in self.players:
+            if q is not p:
+                q.gain((near & q.buildings).bit_count())
+
+    def _build_house(self, p: Player, h: int, cost: int) -> None:
+        p.money -= cost
+        p.houses |= 1 << h
+        self.occupied |= 1 << h
+        p.placed.append(h)
+        self.round_event(p, "house")
+        p.vp[CAT["faction"]] += p.eff.get("house_vp", 0)
+        self._others_gain(p, h)
+        for q in self.players:
+            if q is not p and "others_house_power" in q.eff:
+                q.gain(q.eff["others_house_power"][self.n])
+
+    def _upgraded(self, p: Player, h: int) -> None:
+        p.placed.append(h)
+        self._others_gain(p, h)
+        for q in self.players:
+            if q is not p and "others_upgrade_money" in q.eff:
+                q.money += q.eff["others_upgrade_money"][self.n]
+
+    def _place_tp(self, p: Player, h: int, upgrade: bool) -> None:
+        if upgrade:
+            p.houses &= ~(1 << h)
+            p.vp[CAT["faction"]] += p.eff.get("tp_upgrade_vp", 0)
+        p.tps |= 1 << h
+        self.occupied |= 1 << h
+        self.round_event(p, "tp")
+        self._upgraded(p, h)
+
+    def _build_palace(self, seat: int, p: Player, h: int, side: str) -> None:
+        p.money -= self.data.costs["palace"]
+        p.tps &= ~(1 << h)
+        palace = getattr(p.faction, f"{side}_palace")
+        if side == "left":
+            p.palace_left = 1 << h
+        else:
+            p.palace_right = 1 << h
+        p.activate(palace)
+        self.round_event(p, "palace")
+        self._upgraded(p, h)
+        for _ in range(palace.get("on_build_sail", 0)):
+            self._advance_sail(p)
+        p.gain(palace.get("on_build_power", 0))
+        if palace.get("on_build_edge_house"):
+            self.pending.append(("edge", seat))
+
+    def _advance_sail(self, p: Player) -> None:
+        if p.sail < self.max_sail():
+            p.sail += 1
+            p.vp[CAT["sailing"]] += self.data.sailing_vp[p.sail]
+            self.round_event(p, "sail")
+
+    def _build_bridge(self, seat: int, p: Player, site: int) -> None:
+        p.bridges -= 1
+        self.bridge_owner[site] = seat
+        a, b = self.data.map.bridge_sites[site]
+        adj = self.adj[:]
+        adj[a] |= 1 << b
+        adj[b] |= 1 << a
+        self.adj = adj
+
+    # ----- flow ---------------------------------------------------------------------------------
+    def _house_queue(self) -> list[tuple[int, int]]:
+        n = self.n
+        q = [(s, 0) for s in range(n)] + [(s, 0) for s in reversed(range(n))]
+        for s, p in enumerate(self.players):
+            q += [(s, 0)] * p.eff.get("extra_start_houses", 0)
+        return q
+
+    def _after_turn_step(self) -> None:
+        if not self.pending:
+            self._advance()
+
+    def _advance(self) -> None:
+        """Move the phase machine on until someone has a decision to make (or the game ends)."""
+        while not self.pending:
+            if self.stage == "actions":
+                if all(p.passed for p in self.players):
+                    self._end_actions()
+                    continue
+                self._next_turn()
+                return
+            if self.queue:
+                if self.stage == "lucky" and not moves.neutral_targets(self, self.queue[0][1]):
+                    self.queue.pop(0)  # no free marked hex: the house is discarded
+                    continue
+                return
+            self._next_stage()
+            if self.stage == "over":
+                return
+
+    def _next_turn(self) -> None:
+        """After a turn action: the next seat in order that has not dropped out."""
+        if self._turn_done:
+            self._turn_done = False
+            for _ in range(self.n):
+                self.turn = (self.turn + 1) % self.n
+                if not self.players[self.order[self.turn]].passed:
+                    return
+
+    def _next_stage(self) -> None:
+        if self.stage == "setup-neutral":
+            self.stage = "setup-house"
+            self.queue = self._house_queue()
+        elif self.stage == "setup-house":
+            self.stage = "setup-bonus"
+            self.queue = [(s, 0) for s in reversed(range(self.n))]
+        elif self.stage == "setup-bonus":
+            for t in self.supply:
+                self.supply[t] += 1
+            self._start_round()
+        elif self.stage == "lucky":
+            self._income_and_actions()
+        elif self.stage == "exchange":
+            self._cleanup()
+            self._start_round()
+        elif self.stage == "final-exchange":
+            scoring.final_scoring(self)
+            self.stage = "over"
+
+    def _start_round(self) -> None:
+        self.round += 1
+        if self.variant == "lucky-digger":
+            self.stage = "lucky"
+            rng = stream(self.seed, "lucky-digger", self.round)
+            chosen = {p.faction.color for p in self.players}
+            homes = sorted({fa.color: fa.home for fa in self.data.factions.values()
+                            if fa.color not in chosen}.items())
+            drawn = rng.sample(homes, 2)
+            start = self.order[0]
+            self.queue = [(start, drawn[0][1]), ((start + 1) % self.n, drawn[1][1])]
+            return
+        self._income_and_actions()
+
+    def _income_and_actions(self) -> None:
+        for p in self.players:
+            coins, power = scoring.income(self, p)
+            p.money += coins
+            p.gain(power)
+        self.stage = "actions"
+        self.turn = 0
+        self._turn_done = False
+        self.pass_order = []
+
+    def _end_actions(self) -> None:
+        if self.turn_order == "dropout":
+            self.order = self.pass_order[:]
+        else:
+            start = self.pass_order[0]
+            self.order = [(start + i) % self.n for i in range(self.n)]
+        final = self.round == self.data.rounds
+        self.stage = "final-exchange" if final else "exchange"
+        self.queue = [(s, 0) for s in self.order
+                      if self._can_exchange(self.players[s], final)]
+
+    def _cleanup(self) -> None:
+        """Phase 3: clear X-tokens, a coin on every unclaimed bonus tile, planner neutrals."""
+        self.used_power = frozenset()
+        for p in self.players:
+            p.used = frozenset()
+            p.passed = False
+        for t in self.supply:
+            self.supply[t] += 1
+        if self.variant == "planner" and self.round == 3:
+            marked = sum(1 << h for h in self.data.neutral_spaces[self.neutral_terrain])
+            free = marked & ~self.occupied
+            self.neutral |= free
+            self.occupied |= free
