@@ -1,0 +1,260 @@
+"""Compare two runs (a what-if experiment): per-faction change in win share and VP margin from
+run A to run B, with 95% intervals for the difference and a multiple-testing correction.
+`compare_runs` is the entry point."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from terra_sim.analysis import plots, stats, tables
+from terra_sim.analysis.report import (
+    FORMATS,
+    ReportResult,
+    Section,
+    _nan,
+    caveat_text,
+    num_ci,
+    parse_formats,
+    pct_ci,
+    pp,
+    prepare_out,
+    pval,
+    save_csv,
+    write_outputs,
+)
+from terra_sim.core.errors import UserError
+
+_KEEP = ["games", "wins", "win_share", "win_lo", "win_hi", "expected_share", "margin_mean",
+         "margin_sd", "margin_lo", "margin_hi"]
+
+
+def change_table(ta: pl.DataFrame, tb: pl.DataFrame, keys: list[str],
+                 correction: str = "holm") -> pl.DataFrame:
+    """Join two outcome tables on `keys` and add, for B minus A: the win-share difference with a
+    Newcombe 95% interval and pooled z-test, the margin difference with a Welch 95% interval and
+    t-test, each family of p-values adjusted by `correction`. Rows present in only one run keep
+    their numbers with null differences."""
+    a = ta.select(*keys, *[pl.col(c).alias(f"{c}_a") for c in _KEEP])
+    b = tb.select(*keys, *[pl.col(c).alias(f"{c}_b") for c in _KEEP])
+    df = a.join(b, on=keys, how="full", coalesce=True).sort(keys)
+    g = {c: df[c].cast(pl.Float64).fill_null(np.nan).to_numpy() for c in df.columns
+         if c not in keys}
+    lo, hi = stats.newcombe_diff_interval(g["wins_a"], g["games_a"], g["wins_b"], g["games_b"])
+    p_win = stats.two_proportion_test(g["wins_a"], g["games_a"], g["wins_b"], g["games_b"])
+    d_m, m_lo, m_hi, p_m = stats.welch_diff(g["margin_mean_a"], g["margin_sd_a"], g["games_a"],
+                                            g["margin_mean_b"], g["margin_sd_b"], g["games_b"])
+    adj_win = stats.adjust(p_win, correction)
+    adj_m = stats.adjust(p_m, correction)
+    return df.with_columns(
+        pl.Series("win_change", g["win_share_b"] - g["win_share_a"]),
+        pl.Series("win_change_lo", lo), pl.Series("win_change_hi", hi),
+        pl.Series("win_change_p", p_win), pl.Series("win_change_p_adjusted", adj_win),
+        pl.Series("win_change_significant", np.nan_to_num(adj_win, nan=1.0) < tables.ALPHA),
+        pl.Series("margin_change", d_m),
+        pl.Series("margin_change_lo", m_lo), pl.Series("margin_change_hi", m_hi),
+        pl.Series("margin_change_p", p_m), pl.Series("margin_change_p_adjusted", adj_m),
+        pl.Series("margin_change_significant", np.nan_to_num(adj_m, nan=1.0) < tables.ALPHA),
+    ).fill_nan(None)
+
+
+def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
+             correction: str) -> pl.DataFrame:
+    cname = stats.CORRECTIONS[correction][0]
+    rows = []
+    for r in df.iter_rows(named=True):
+        def n(x) -> str:
+            return "0" if x is None else f"{int(x):,}"
+
+        rows.append({
+            **{labels[k]: str(r[k]) for k in keys},
+            "games A / B": f"{n(r['games_a'])} / {n(r['games_b'])}",
+            "win share A [95% Wilson]": pct_ci(r["win_share_a"], r["win_lo_a"], r["win_hi_a"]),
+            "win share B [95% Wilson]": pct_ci(r["win_share_b"], r["win_lo_b"], r["win_hi_b"]),
+            "change [95% Newcombe]": _pp_ci(r["win_change"], r["win_change_lo"],
+                                             r["win_change_hi"]),
+            f"p ({cname})": pval(r["win_change_p_adjusted"]),
+            "margin change [95% Welch]": num_ci(r["margin_change"], r["margin_change_lo"],
+                                                r["margin_change_hi"], signed=True),
+            f"margin p ({cname})": pval(r["margin_change_p_adjusted"]),
+            "significant": _sig(r),
+        })
+    cols = [labels[k] for k in keys] + [
+        "games A / B", "win share A [95% Wilson]", "win share B [95% Wilson]",
+        "change [95% Newcombe]", f"p ({cname})", "margin change [95% Welch]",
+        f"margin p ({cname})", "significant"]
+    return pl.DataFrame(rows, schema={c: pl.Utf8 for c in cols})
+
+
+def _pp_ci(x, lo, hi) -> str:
+    if _nan(x):
+        return "n/a"
+    if _nan(lo) or _nan(hi):
+        return pp(x, signed=True)
+    return f"{100 * x:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+def _sig(r: dict) -> str:
+    parts = []
+    if r["win_change_significant"]:
+        parts.append("win share " + ("up" if r["win_change"] > 0 else "down"))
+    if r["margin_change_significant"]:
+        parts.append("margin " + ("up" if r["margin_change"] > 0 else "down"))
+    return ", ".join(parts) or "no"
+
+
+def _change_phrase(r: dict) -> str:
+    win = _pp_ci(r["win_change"], r["win_change_lo"], r["win_change_hi"])
+    margin = num_ci(r["margin_change"], r["margin_change_lo"], r["margin_change_hi"],
+                    signed=True)
+    return f"{r['faction']}: {_sig(r)} (win share {win}, margin {margin} VP)"
+
+
+def _flat(d, prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+    else:
+        out[prefix.rstrip(".")] = json.dumps(d, sort_keys=True)
+    return out
+
+
+def manifest_changes(ma: dict, mb: dict) -> pl.DataFrame:
+    """What differs between the two runs' set-ups (overrides, data, seeds, bots, config)."""
+    keys = ["game", "data_set", "data_hash", "engine_version", "package_version",
+            "master_seed", "player_counts", "factions", "strategies", "approximate_data"]
+    rows = []
+    for k in keys:
+        va, vb = ma.get(k), mb.get(k)
+        if va != vb:
+            rows.append((k, json.dumps(va), json.dumps(vb)))
+    for section in ("overrides", "config"):
+        fa, fb = _flat(ma.get(section) or {}), _flat(mb.get(section) or {})
+        for k in sorted(set(fa) | set(fb)):
+            if fa.get(k) != fb.get(k):
+                rows.append((f"{section}: {k}", fa.get(k, "(unset)"), fb.get(k, "(unset)")))
+    return pl.DataFrame({"setting": [r[0] for r in rows], "run A": [r[1] for r in rows],
+                         "run B": [r[2] for r in rows]},
+                        schema={"setting": pl.Utf8, "run A": pl.Utf8, "run B": pl.Utf8})
+
+
+def _runs_table(ra: tables.Run, rb: tables.Run, oa: dict, ob: dict) -> pl.DataFrame:
+    def counts(o: dict) -> str:
+        return ", ".join(f"{n}p: {g:,}" for n, g in o["games_by_count"].items()) or "none"
+
+    def ov(m: dict) -> str:
+        return json.dumps(m.get("overrides") or {}, sort_keys=True) if m.get("overrides") \
+            else "none"
+
+    items = [
+        ("run directory", str(ra.path), str(rb.path)),
+        ("game", ra.manifest.get("game", "?"), rb.manifest.get("game", "?")),
+        ("games analysed", f"{oa['games']:,} ({counts(oa)})", f"{ob['games']:,} ({counts(ob)})"),
+        ("games lost to errors", f"{oa['errors']:,}", f"{ob['errors']:,}"),
+        ("strategies (bots)", ", ".join(oa["strategies"]), ", ".join(ob["strategies"])),
+        ("master seed", str(ra.manifest.get("master_seed", "?")),
+         str(rb.manifest.get("master_seed", "?"))),
+        ("data set", f"{ra.manifest.get('data_set', '?')} ({ra.manifest.get('data_hash', '?')})",
+         f"{rb.manifest.get('data_set', '?')} ({rb.manifest.get('data_hash', '?')})"),
+        ("what-if overrides", ov(ra.manifest), ov(rb.manifest)),
+        ("versions", f"{ra.manifest.get('package_version', '?')} / "
+                     f"{ra.manifest.get('engine_version', '?')}",
+         f"{rb.manifest.get('package_version', '?')} / "
+         f"{rb.manifest.get('engine_version', '?')}"),
+    ]
+    return pl.DataFrame({"": [i[0] for i in items], "run A": [i[1] for i in items],
+                         "run B": [i[2] for i in items]})
+
+
+def compare_runs(run_a: str | Path, run_b: str | Path, out: str | Path | None = None,
+                 formats: str | Iterable[str] = FORMATS,
+                 correction: str = "holm") -> ReportResult:
+    """Compare run B against run A (B minus A) and write the comparison report to `out`
+    (default reports/compare-<A>-vs-<B>/). Raises UserError for missing or non-run directories,
+    runs of different games, or an unknown format."""
+    fmts = parse_formats(formats)
+    if correction not in stats.CORRECTIONS:
+        raise UserError(f"unknown correction {correction!r}; choose holm or bh")
+    ra, rb = tables.open_run(run_a), tables.open_run(run_b)
+    ga, gb = ra.manifest.get("game"), rb.manifest.get("game")
+    if ga and gb and ga != gb:
+        raise UserError(f"cannot compare a {ga} run with a {gb} run")
+    name_a, name_b = ra.path.resolve().name, rb.path.resolve().name
+    out_dir = prepare_out(out, f"compare-{name_a}-vs-{name_b}")
+    files: list[Path] = []
+    cname = stats.CORRECTIONS[correction][0]
+    oa, ob = tables.overview(ra), tables.overview(rb)
+    strategies = sorted(set(oa["strategies"]) | set(ob["strategies"]))
+
+    sections = [
+        Section("Runs", ["Run A is the baseline, run B the experiment; every change is B minus "
+                         "A."], [("", _runs_table(ra, rb, oa, ob))]),
+        Section("What changed", [], []),
+        Section("Caveat", [caveat_text(strategies)]),
+    ]
+    changes = manifest_changes(ra.manifest, rb.manifest)
+    save_csv(changes, out_dir, "setup_changes", files)
+    if changes.height:
+        sections[1].text.append("Settings that differ between the two runs:")
+        sections[1].tables.append(("", changes))
+    else:
+        sections[1].text.append("The two manifests record the same set-up: any difference "
+                                "below is chance (or a change the manifest does not record).")
+    summary = [f"Compare {name_b!r} (B) with {name_a!r} (A): {oa['games']:,} vs "
+               f"{ob['games']:,} games."]
+    if changes.height:
+        summary.append("Changed: " + "; ".join(
+            f"{s} {a} -> {b}" for s, a, b in changes.head(5).iter_rows()))
+
+    if oa["games"] == 0 or ob["games"] == 0:
+        sections.append(Section("Results", ["One of the runs has no finished games, so there "
+                                            "is nothing to compare."]))
+        summary.append("One run has no finished games: nothing to compare.")
+    else:
+        ct = change_table(tables.faction_table(ra, correction),
+                          tables.faction_table(rb, correction), ["faction"], correction)
+        save_csv(ct, out_dir, "faction_changes", files)
+        cc = change_table(tables.faction_count_table(ra, correction),
+                          tables.faction_count_table(rb, correction),
+                          ["n_players", "faction"], correction)
+        save_csv(cc, out_dir, "faction_changes_by_player_count", files)
+        sig = ct.filter(pl.col("win_change_significant") | pl.col("margin_change_significant"))
+        found = ("; ".join(_change_phrase(r) for r in sig.iter_rows(named=True))
+                 or "no faction changed significantly")
+        verdict = (f"Significant after {cname} correction (alpha = {tables.ALPHA}, win share and "
+                   f"margin each corrected across the {ct.height} factions): {found}.")
+        summary.append(verdict)
+        imgs = []
+        for col, label, title, name, scale in (
+                ("win_change", "change in win share, B minus A, pp [95% Newcombe]",
+                 "Change in win share by faction", "win_share_change", 100.0),
+                ("margin_change", "change in mean VP margin, B minus A [95% Welch]",
+                 "Change in VP margin by faction", "margin_change", 1.0)):
+            p = plots.change_forest(ct, col, out_dir / "plots" / f"{name}.png", label, title,
+                                    scale)
+            files.append(p)
+            imgs.append(p)
+        sections.append(Section(
+            "Change by faction",
+            ["Win share change is B minus A with Newcombe's 95% interval for a difference of "
+             "proportions (built from the two Wilson intervals) and a pooled two-proportion "
+             "z-test; margin change uses Welch's 95% t interval and test. " + verdict,
+             "With different player-count mixes the expected shares differ too; the table by "
+             "player count below compares like with like."],
+            [(f"Change by faction (B minus A), p adjusted by {cname}",
+              _display(ct, ["faction"], {"faction": "faction"}, correction))], imgs))
+        sections.append(Section(
+            "Change by faction and player count", [],
+            [(f"Change by faction and player count (B minus A), p adjusted by {cname} across "
+              "all rows", _display(cc, ["n_players", "faction"],
+                                   {"n_players": "players", "faction": "faction"},
+                                   correction))]))
+    summary.append("Caveat: " + caveat_text(strategies))
+    title = f"What-if comparison: {name_b} vs {name_a}"
+    write_outputs(title, sections, out_dir, fmts, files)
+    return ReportResult(out_dir, files, "\n".join(summary))

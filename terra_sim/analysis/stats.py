@@ -1,0 +1,326 @@
+"""Pure statistics for balance reports: intervals, tests, multiple-testing corrections, power and a
+Plackett-Luce strength model. Everything here takes plain numbers or numpy arrays (vectorised
+over table rows) and knows nothing about runs, Parquet or plots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+from scipy import stats as sps
+
+Z95 = float(sps.norm.ppf(0.975))
+
+
+def _z(confidence: float) -> float:
+    return float(sps.norm.ppf(0.5 + confidence / 2))
+
+
+def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for a proportion, vectorised over arrays.
+
+    `successes` may be fractional: a k-way tie for first counts 1/k of a win. Rows with n == 0
+    get NaN bounds.
+    """
+    s = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = _z(confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = s / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+        lo = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        hi = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return lo, hi
+
+
+def wilson_half_width(p, n, confidence: float = 0.95) -> np.ndarray:
+    """Half the width of the Wilson interval at share p after n trials."""
+    lo, hi = wilson_interval(np.asarray(p, dtype=float) * np.asarray(n, dtype=float), n,
+                             confidence)
+    return (hi - lo) / 2
+
+
+def t_interval(mean, sd, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Student t interval of a mean from its summary (mean, sample sd, count), vectorised.
+
+    Rows with fewer than two observations get NaN bounds: one value says nothing of spread.
+    """
+    mean = np.asarray(mean, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = np.where(n > 1, n - 1, np.nan)
+        tq = sps.t.ppf(0.5 + confidence / 2, df)
+        half = tq * sd / np.sqrt(n)
+        ok = n > 1
+        return np.where(ok, mean - half, np.nan), np.where(ok, mean + half, np.nan)
+
+
+def t_test_mean(mean, sd, n, mu0: float = 0.0) -> np.ndarray:
+    """Two-sided one-sample t-test p-value of mean == mu0 from summaries, vectorised."""
+    mean = np.asarray(mean, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (mean - mu0) / (sd / np.sqrt(n))
+        p = 2 * sps.t.sf(np.abs(t), np.where(n > 1, n - 1, np.nan))
+        # A constant sample that sits exactly on mu0 is no evidence against it.
+        p = np.where((sd == 0) & (mean == mu0), 1.0, p)
+    return p
+
+
+def win_share_test(wins, expected_wins, variance) -> np.ndarray:
+    """Two-sided score test of observed wins against expected wins, vectorised.
+
+    `expected_wins` is the sum over the faction's games of 1/n and `variance` the sum of
+    (1/n)(1 - 1/n), so mixed player counts are compared with what each game promised. For one
+    player count this is the binomial score test, the test the Wilson interval inverts.
+    """
+    w = np.asarray(wins, dtype=float)
+    e = np.asarray(expected_wins, dtype=float)
+    v = np.asarray(variance, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (w - e) / np.sqrt(v)
+        return np.where(v > 0, 2 * sps.norm.sf(np.abs(z)), np.nan)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm step-down adjusted p-values (controls the family-wise error rate). NaN stays NaN and
+    does not count towards the family size."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="stable")
+    scaled = (m - np.arange(m)) * q[order]
+    adj = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out
+
+
+def benjamini_hochberg(pvalues) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (controls the false discovery rate). NaN stays NaN."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="stable")
+    scaled = q[order] * m / np.arange(1, m + 1)
+    adj = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out
+
+
+CORRECTIONS = {"holm": ("Holm", holm), "bh": ("Benjamini-Hochberg", benjamini_hochberg)}
+
+
+def adjust(pvalues, method: str = "holm") -> np.ndarray:
+    """Adjust p-values with 'holm' (family-wise error) or 'bh' (false discovery rate)."""
+    return CORRECTIONS[method][1](pvalues)
+
+
+def verdicts(observed, expected, adjusted_p, alpha: float = 0.05) -> list[str]:
+    """'above fair' / 'below fair' where the adjusted p-value is below alpha, else 'consistent
+    with fair' (or 'too few games' where there was no test)."""
+    out = []
+    for o, e, p in zip(np.asarray(observed, float), np.asarray(expected, float),
+                       np.asarray(adjusted_p, float), strict=True):
+        if np.isnan(p):
+            out.append("too few games")
+        elif p < alpha:
+            out.append("above fair" if o > e else "below fair")
+        else:
+            out.append("consistent with fair")
+    return out
+
+
+def newcombe_diff_interval(s1, n1, s2, n2, confidence: float = 0.95):
+    """Interval for p2 - p1 (share in run 2 minus run 1) by Newcombe's hybrid score method,
+    built from the two Wilson intervals, so it behaves near 0 and 1 like they do."""
+    p1 = np.asarray(s1, float) / np.asarray(n1, float)
+    p2 = np.asarray(s2, float) / np.asarray(n2, float)
+    l1, u1 = wilson_interval(s1, n1, confidence)
+    l2, u2 = wilson_interval(s2, n2, confidence)
+    d = p2 - p1
+    lo = d - np.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    hi = d + np.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    return lo, hi
+
+
+def two_proportion_test(s1, n1, s2, n2) -> np.ndarray:
+    """Two-sided pooled z-test p-value for equal proportions, vectorised."""
+    s1, n1, s2, n2 = (np.asarray(x, float) for x in (s1, n1, s2, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pool = (s1 + s2) / (n1 + n2)
+        se = np.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
+        z = (s2 / n2 - s1 / n1) / se
+        p = 2 * sps.norm.sf(np.abs(z))
+        # Both samples all wins or all losses: identical, nothing to test against.
+        return np.where(se > 0, p, np.where((n1 > 0) & (n2 > 0), 1.0, np.nan))
+
+
+def welch_diff(mean1, sd1, n1, mean2, sd2, n2, confidence: float = 0.95):
+    """Welch interval and two-sided p-value for mean2 - mean1 from summaries.
+
+    Returns (difference, low, high, p)."""
+    m1, s1, k1, m2, s2, k2 = (np.asarray(x, float) for x in (mean1, sd1, n1, mean2, sd2, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v1, v2 = s1 ** 2 / k1, s2 ** 2 / k2
+        se = np.sqrt(v1 + v2)
+        df = (v1 + v2) ** 2 / (v1 ** 2 / (k1 - 1) + v2 ** 2 / (k2 - 1))
+        d = m2 - m1
+        tq = sps.t.ppf(0.5 + confidence / 2, df)
+        p = 2 * sps.t.sf(np.abs(d / se), df)
+    return d, d - tq * se, d + tq * se, p
+
+
+def min_detectable_difference(n, p0: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Smallest edge d (p0 + d) that a two-sided test at `alpha` detects with `power` after n
+    appearances, by the normal approximation that uses the variance under both hypotheses:
+    n = (z_a sqrt(p0 q0) + z_b sqrt(p1 q1))^2 / d^2."""
+    if n <= 0 or not 0 < p0 < 1:
+        return float("nan")
+    za = float(sps.norm.ppf(1 - alpha / 2))
+    zb = float(sps.norm.ppf(power))
+
+    def gap(d: float) -> float:
+        p1 = p0 + d
+        return (za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) / np.sqrt(n) - d
+
+    top = 1 - p0 - 1e-9
+    if gap(top) > 0:
+        return float("nan")  # not even a certain winner would be told apart
+    return float(optimize.brentq(gap, 1e-12, top))
+
+
+def sample_size_for_difference(d: float, p0: float, alpha: float = 0.05,
+                               power: float = 0.8) -> float:
+    """Appearances needed to detect p0 + d against p0 (the inverse of min_detectable_difference)."""
+    za = float(sps.norm.ppf(1 - alpha / 2))
+    zb = float(sps.norm.ppf(power))
+    p1 = p0 + d
+    return float((za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) ** 2 / d ** 2)
+
+
+def n_for_half_width(p: float, half_width: float, confidence: float = 0.95) -> float:
+    """Trials needed for the Wilson interval at share p to have the given half-width."""
+    if not half_width > 0:
+        return float("nan")
+
+    def gap(n: float) -> float:
+        return float(wilson_half_width(p, n, confidence)) - half_width
+
+    hi = 10.0
+    while gap(hi) > 0:
+        hi *= 4
+    return float(optimize.brentq(gap, 1e-6, hi))
+
+
+# --- Plackett-Luce ------------------------------------------------------------------------------
+
+
+MAX_LOG_STRENGTH = 12.0  # odds of e^12 ~ 160,000 to 1: beyond this the data hold no estimate
+
+
+@dataclass
+class PlackettLuceFit:
+    """Log-strengths, one per parameter name, centred on 0 within each block (faction,
+    strategy); `se` their standard errors from the observed information."""
+
+    names: list[str]
+    blocks: list[str]
+    theta: np.ndarray
+    se: np.ndarray
+    loglik: float
+    iterations: int
+    converged: bool
+    games: int
+
+
+def _pl_parts(theta, groups):
+    """Log-likelihood, gradient and observed information of the Plackett-Luce model.
+
+    Each player is an event at its own rank; its risk set is everyone in the game with rank at
+    least as bad (Breslow's handling of ties), so a tie for a place is a shared choice from the
+    same remaining players and the last player alone contributes nothing.
+    """
+    k = theta.size
+    ll = 0.0
+    grad = np.zeros(k)
+    info = np.zeros((k, k))
+    for x, ranks in groups:
+        # x: (G, n, K) design, ranks: (G, n)
+        eta = x @ theta  # (G, n)
+        risk = ranks[:, None, :] >= ranks[:, :, None]  # risk[g, r, k]: k still in at r's turn
+        # Log-sum-exp over each risk set with its own maximum, so a hopeless player left alone
+        # in the risk set cannot underflow to log(0) when strengths run far apart.
+        e = np.where(risk, eta[:, None, :], -np.inf)
+        m = e.max(axis=2)
+        w = np.exp(e - m[:, :, None])
+        s = w.sum(axis=2)
+        ll += float(eta.sum() - (m + np.log(s)).sum())
+        p = w / s[:, :, None]  # choice probabilities at each event
+        g, n, _ = x.shape
+        xf = x.reshape(g * n, k)
+        chosen = p.sum(axis=1).reshape(g * n)  # expected times each player is "chosen"
+        q = np.einsum("grk,gka->gra", p, x).reshape(g * n, k)  # expected x at each event
+        grad += xf.sum(axis=0) - chosen @ xf
+        info += xf.T @ (chosen[:, None] * xf) - q.T @ q
+    return ll, grad, info
+
+
+def plackett_luce(games: list[tuple[np.ndarray, np.ndarray]], names: list[str],
+                  blocks: list[str], max_iter: int = 100, tol: float = 1e-9) -> PlackettLuceFit:
+    """Fit a Plackett-Luce model to finishing orders by Newton's method.
+
+    `games` holds, per player count, a (G, n, K) design array (usually one-hot faction plus
+    one-hot strategy, so a player's log-strength is faction effect + strategy effect) and a (G, n)
+    array of ranks (1 = best, ties equal). Strengths are only defined up to a constant per block;
+    the pseudo-inverse of the information picks the solution that sums to zero in each block and
+    gives its covariance. Iterations are bounded: a faction that never loses has no finite
+    estimate, and the fit then stops with converged=False.
+    """
+    k = len(names)
+    theta = np.zeros(k)
+    n_games = int(sum(r.shape[0] for _, r in games))
+    ll, grad, info = _pl_parts(theta, games)
+    converged = False
+    iterations = 0
+    for iterations in range(1, max_iter + 1):  # noqa: B007 (the count is reported)
+        step = np.linalg.pinv(info, rcond=1e-10) @ grad
+        t = 1.0
+        while True:  # halve the step until the likelihood does not fall
+            cand = theta + t * step
+            ll2, g2, i2 = _pl_parts(cand, games)
+            if ll2 >= ll - 1e-12 or t < 1e-6:
+                break
+            t /= 2
+        theta, ll, grad, info = cand, ll2, g2, i2
+        if np.max(np.abs(t * step)) < tol:
+            converged = True
+            break
+    cov = np.linalg.pinv(info, rcond=1e-10)
+    # Centre each block: the likelihood cannot tell a constant added to a whole block.
+    for b in set(blocks):
+        idx = [i for i, bb in enumerate(blocks) if bb == b]
+        theta[idx] -= theta[idx].mean()
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    # A faction that always (or never) finishes ahead has no finite strength: Newton then
+    # creeps off towards infinity while the gradient vanishes, which looks like convergence.
+    if np.any(np.abs(theta) > MAX_LOG_STRENGTH):
+        converged = False
+    return PlackettLuceFit(list(names), list(blocks), theta, se, ll, iterations, converged,
+                           n_games)

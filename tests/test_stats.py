@@ -1,0 +1,211 @@
+"""Every statistic in terra_sim.analysis.stats against hand-computed values or scipy."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize
+from scipy import stats as sps
+
+from terra_sim.analysis import stats
+
+
+@pytest.mark.parametrize("k,n", [(0, 10), (1, 10), (5, 10), (10, 10), (25, 100), (317, 1000)])
+def test_wilson_matches_scipy(k, n):
+    ci = sps.binomtest(k, n).proportion_ci(0.95, method="wilson")
+    lo, hi = stats.wilson_interval(k, n)
+    assert lo == pytest.approx(ci.low, abs=1e-9)
+    assert hi == pytest.approx(ci.high, abs=1e-9)
+
+
+def test_wilson_hand_value_and_vectorised():
+    # 50 of 100: centre 0.5, half-width 1.96 * sqrt(0.0025 + 1.96^2/40000) / (1 + 1.96^2/100).
+    z = stats.Z95
+    half = z * math.sqrt(0.0025 + z * z / 40000) / (1 + z * z / 100)
+    lo, hi = stats.wilson_interval([50, 0], [100, 0])
+    assert lo[0] == pytest.approx(0.5 - half) and hi[0] == pytest.approx(0.5 + half)
+    assert lo[0] == pytest.approx(0.40383, abs=1e-5)
+    assert math.isnan(lo[1]) and math.isnan(hi[1])  # no games, no interval
+
+
+def test_wilson_takes_split_ties():
+    # 2.5 wins of 10 (a two-way tie counted half) sits between 2 and 3 wins.
+    lo, hi = stats.wilson_interval(2.5, 10)
+    lo2, hi2 = stats.wilson_interval(2, 10)
+    lo3, hi3 = stats.wilson_interval(3, 10)
+    assert lo2 < lo < lo3 and hi2 < hi < hi3
+    z = stats.Z95
+    centre = (0.25 + z * z / 20) / (1 + z * z / 10)
+    assert (lo + hi) / 2 == pytest.approx(centre)
+
+
+@pytest.mark.parametrize("n,half", [(500, 0.038), (1000, 0.027), (2000, 0.019), (5000, 0.012),
+                                    (10000, 0.0085)])
+def test_wilson_half_widths_of_the_guide(n, half):
+    assert float(stats.wilson_half_width(0.25, n)) == pytest.approx(half, abs=0.0006)
+
+
+def test_n_for_half_width_inverts_half_width():
+    assert stats.n_for_half_width(0.25, float(stats.wilson_half_width(0.25, 500))) == \
+        pytest.approx(500, rel=1e-6)
+
+
+def test_t_interval_matches_scipy():
+    x = np.array([3.0, -1.0, 4.0, 1.5, -5.0, 9.0, 2.0])
+    lo, hi = stats.t_interval(x.mean(), x.std(ddof=1), x.size)
+    ref = sps.t.interval(0.95, x.size - 1, loc=x.mean(), scale=sps.sem(x))
+    assert (float(lo), float(hi)) == pytest.approx(ref)
+    lo1, hi1 = stats.t_interval(5.0, np.nan, 1)
+    assert math.isnan(lo1) and math.isnan(hi1)
+    assert float(stats.t_test_mean(x.mean(), x.std(ddof=1), x.size)) == \
+        pytest.approx(sps.ttest_1samp(x, 0).pvalue)
+
+
+def test_holm_hand_values():
+    # sorted 0.005, 0.01, 0.03, 0.04 -> x4, x3, x2, x1 = 0.02, 0.03, 0.06, 0.04 -> running max.
+    adj = stats.holm([0.01, 0.04, 0.03, 0.005])
+    assert adj == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert stats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # capped at 1
+
+
+def test_bh_hand_values_and_scipy():
+    # sorted 0.005, 0.01, 0.03, 0.04 -> x4/1, x4/2, x4/3, x4/4 = 0.02, 0.02, 0.04, 0.04.
+    p = [0.01, 0.04, 0.03, 0.005]
+    assert stats.benjamini_hochberg(p) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    rng = np.random.default_rng(3)
+    q = rng.uniform(0, 0.2, 25)
+    assert stats.benjamini_hochberg(q) == pytest.approx(sps.false_discovery_control(q))
+
+
+def test_corrections_skip_nan():
+    adj = stats.holm([0.01, np.nan, 0.02])
+    assert math.isnan(adj[1])
+    assert adj[[0, 2]] == pytest.approx([0.02, 0.02])  # family of two, not three
+    assert stats.adjust([0.01, 0.02], "bh") == pytest.approx([0.02, 0.02])
+
+
+def test_win_share_test_is_the_binomial_score_test():
+    # 40 wins in 100 four-player games: z = (40 - 25) / sqrt(100 * 0.25 * 0.75).
+    p = stats.win_share_test(40, 25, 100 * 0.25 * 0.75)
+    assert float(p) == pytest.approx(2 * sps.norm.sf(15 / math.sqrt(18.75)))
+    assert float(p) == pytest.approx(0.000532, abs=2e-6)
+    # Inverting it gives the Wilson interval: 1/4 lies outside the interval iff p < 0.05.
+    for wins in range(10, 45):
+        lo, hi = stats.wilson_interval(wins, 100)
+        pv = float(stats.win_share_test(wins, 25, 18.75))
+        assert (pv < 0.05) == (not lo <= 0.25 <= hi)
+
+
+def test_verdicts():
+    v = stats.verdicts([0.4, 0.1, 0.26, 0.3], [0.25] * 4, [0.001, 0.01, 0.5, np.nan])
+    assert v == ["above fair", "below fair", "consistent with fair", "too few games"]
+
+
+def test_newcombe_published_example():
+    # Newcombe (1998), method 10: 56/70 vs 48/80 -> difference 0.1833, 95% CI 0.0524 to 0.3339.
+    lo, hi = stats.newcombe_diff_interval(48, 80, 56, 70)
+    assert float(lo) == pytest.approx(0.0524, abs=1e-4)
+    assert float(hi) == pytest.approx(0.3339, abs=1e-4)
+
+
+def test_two_proportion_test_matches_chi_square():
+    p = stats.two_proportion_test(30, 100, 45, 100)
+    chi = sps.chi2_contingency([[30, 70], [45, 55]], correction=False)
+    assert float(p) == pytest.approx(chi.pvalue)
+
+
+def test_welch_matches_scipy():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0, 2, 40), rng.normal(1, 3, 55)
+    d, lo, hi, p = stats.welch_diff(a.mean(), a.std(ddof=1), a.size, b.mean(), b.std(ddof=1),
+                                    b.size)
+    ref = sps.ttest_ind(b, a, equal_var=False)
+    assert float(p) == pytest.approx(ref.pvalue)
+    ci = ref.confidence_interval(0.95)
+    assert (float(lo), float(hi)) == pytest.approx((ci.low, ci.high))
+    assert float(d) == pytest.approx(b.mean() - a.mean())
+
+
+def test_power_numbers_of_the_guide():
+    # "3 pp over 25% at 80% power: about 1,700 appearances; 2 pp: about 3,700."
+    assert stats.sample_size_for_difference(0.03, 0.25) == pytest.approx(1700, rel=0.03)
+    assert stats.sample_size_for_difference(0.02, 0.25) == pytest.approx(3700, rel=0.03)
+    d = stats.min_detectable_difference(1672, 0.25)
+    assert d == pytest.approx(0.03, abs=2e-4)
+    assert stats.sample_size_for_difference(d, 0.25) == pytest.approx(1672, rel=1e-6)
+    # A stricter alpha needs a bigger edge; no appearances, no answer.
+    assert stats.min_detectable_difference(1672, 0.25, alpha=0.005) > d
+    assert math.isnan(stats.min_detectable_difference(0, 0.25))
+
+
+def _design(factions, n_params):
+    x = np.zeros((len(factions), len(factions[0]), n_params))
+    for g, row in enumerate(factions):
+        for s, f in enumerate(row):
+            x[g, s, f] = 1
+    return x
+
+
+def test_plackett_luce_two_players_is_bradley_terry():
+    # A beats B 30 times, B beats A 10 times: log-odds log 3, variance 1/30 + 1/10.
+    factions = [[0, 1]] * 40
+    ranks = np.array([[1.0, 2.0]] * 30 + [[2.0, 1.0]] * 10)
+    fit = stats.plackett_luce([(_design(factions, 2), ranks)], ["A", "B"], ["faction"] * 2)
+    assert fit.converged
+    assert fit.theta == pytest.approx([math.log(3) / 2, -math.log(3) / 2], abs=1e-8)
+    assert fit.se == pytest.approx([math.sqrt(1 / 30 + 1 / 10) / 2] * 2, abs=1e-8)
+
+
+def _brute_force_loglik(theta, games):
+    ll = 0.0
+    for fs, rs in games:
+        for f, r in zip(fs, rs, strict=True):
+            risk = [fs[k] for k in range(len(fs)) if rs[k] >= r]
+            ll += theta[f] - math.log(sum(math.exp(theta[k]) for k in risk))
+    return ll
+
+
+def test_plackett_luce_matches_direct_maximisation_with_ties():
+    rng = np.random.default_rng(5)
+    true = np.array([0.8, 0.2, -0.3, -0.7])
+    games = []
+    for _ in range(150):
+        fs = list(rng.permutation(4)[:3])
+        score = true[fs] + rng.gumbel(size=3)
+        order = np.round(-score * 1.5)  # coarse rounding makes some ties
+        rs = list(sps.rankdata(order, method="average"))
+        games.append((fs, rs))
+    x = _design([g[0] for g in games], 4)
+    r = np.array([g[1] for g in games], dtype=float)
+    assert (r % 1 != 0).any()  # the data do hold ties
+    fit = stats.plackett_luce([(x, r)], list("abcd"), ["faction"] * 4)
+
+    def neg(t):
+        return -_brute_force_loglik(np.concatenate([[0.0], t]), games)
+
+    res = optimize.minimize(neg, np.zeros(3), method="BFGS")
+    ref = np.concatenate([[0.0], res.x])
+    ref -= ref.mean()
+    assert fit.theta == pytest.approx(ref, abs=1e-4)
+    assert fit.loglik == pytest.approx(-res.fun, abs=1e-6)
+    # Standard errors against a numerical Hessian of the brute-force likelihood, with the
+    # first strength pinned at 0: compare the SE of a difference, which is identifiable.
+    h = np.zeros((3, 3))
+    eps = 1e-4
+    for i in range(3):
+        for j in range(3):
+            e_i, e_j = np.eye(3)[i] * eps, np.eye(3)[j] * eps
+            h[i, j] = (neg(res.x + e_i + e_j) - neg(res.x + e_i - e_j) - neg(res.x - e_i + e_j)
+                       + neg(res.x - e_i - e_j)) / (4 * eps * eps)
+    se_diff = math.sqrt(np.linalg.inv(h)[0, 0])  # SE of theta_b - theta_a
+    info = stats._pl_parts(fit.theta, [(x, r)])[2]
+    cov = np.linalg.pinv(info)
+    assert math.sqrt(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]) == pytest.approx(se_diff, rel=1e-3)
+
+
+def test_plackett_luce_flags_a_faction_that_never_loses():
+    factions = [[0, 1, 2]] * 30
+    ranks = np.array([[1.0, 2.0, 3.0]] * 30)  # a always first, c always last
+    fit = stats.plackett_luce([(_design(factions, 3), ranks)], list("abc"), ["faction"] * 3)
+    assert not fit.converged
+    assert fit.theta[0] > stats.MAX_LOG_STRENGTH > -stats.MAX_LOG_STRENGTH > fit.theta[2]
