@@ -128,6 +128,19 @@ def _effects(table: Any, where: str) -> dict[str, Any]:
     return out
 
 
+def _inherit_for_override(raw: dict[str, Any], override: Any) -> None:
+    """Copy default_mat fields an override names into that faction's table (in place), so an
+    override may change a field the faction inherits, e.g. factions.golems.start_money."""
+    default = raw.get("default_mat", {})
+    wanted = override.get("factions") if isinstance(override, dict) else None
+    for slug, fields in (wanted if isinstance(wanted, dict) else {}).items():
+        table = raw.get("factions", {}).get(slug)
+        if isinstance(table, dict) and isinstance(fields, dict):
+            for key in fields:
+                if key in default and key != "provenance" and key not in table:
+                    table[key] = default[key]
+
+
 def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
     """Load and validate the data set; `overrides` maps file stem -> nested fields to replace."""
     overrides = overrides or {}
@@ -139,6 +152,8 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
     for stem in FILES:
         raw[stem] = load_toml(DATA_DIR / f"{stem}.toml")
         if stem in overrides:
+            if stem == "factions":
+                _inherit_for_override(raw[stem], overrides[stem])
             raw[stem] = apply_overrides(raw[stem], overrides[stem], stem)
     approximate = []
 
