@@ -231,3 +231,15 @@ def test_one_bot_one_player_count(tmp_path):
     assert pl.read_csv(r.out_dir / "tables" / "power.csv")["n_players"].to_list() == [4]
     assert "120 games" in r.summary and "0 lost to errors" in r.summary
     assert "(greedy)" in (r.out_dir / "report.md").read_text()
+
+
+def test_plots_accept_bounds_a_rounding_error_past_the_point(tmp_path):
+    """A faction that won its only game has share 1.0 and a Wilson bound that may round to just
+    under 1.0; matplotlib rejects the negative whisker unless it is clipped."""
+    import numpy as np
+
+    from terra_sim.analysis.plots import _err
+
+    lo, hi = _err(np.array([1.0, 0.5]), np.array([0.2, 0.4]), np.array([1.0 - 1e-16, 0.7]))
+    assert (lo >= 0).all() and (hi >= 0).all()
+    assert hi[0] == 0.0 and lo[0] == 0.8

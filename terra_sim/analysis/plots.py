@@ -26,12 +26,18 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
+def _err(point, lo, hi) -> list[np.ndarray]:
+    """Whisker lengths; rounding can put a bound a hair past its point (p = 1 at n = 1), and
+    matplotlib rejects negative lengths, so clip at zero."""
+    return [np.maximum(point - lo, 0.0), np.maximum(hi - point, 0.0)]
+
+
 def _whiskers(ax, x, y, lo, hi, colours: list[str]) -> None:
     # errorbar takes one colour per call, so draw each colour's points together.
     colours = np.asarray(colours)
     for c in dict.fromkeys(colours.tolist()):
         m = colours == c
-        ax.errorbar(x[m], y[m], xerr=[x[m] - lo[m], hi[m] - x[m]], fmt="none", ecolor=c,
+        ax.errorbar(x[m], y[m], xerr=_err(x[m], lo[m], hi[m]), fmt="none", ecolor=c,
                     capsize=3, lw=1.5)
 
 
@@ -66,7 +72,7 @@ def margin(ft: pl.DataFrame, path: Path, title: str = "VP margin by faction") ->
     m = df["margin_mean"].to_numpy()
     lo, hi = df["margin_lo"].to_numpy(), df["margin_hi"].to_numpy()
     fig, ax = plt.subplots(figsize=(8, _height(df.height)))
-    ax.errorbar(m, y, xerr=[m - lo, hi - m], fmt="o", color="#4d4d4d", capsize=3,
+    ax.errorbar(m, y, xerr=_err(m, lo, hi), fmt="o", color="#4d4d4d", capsize=3,
                 label="mean margin [95% t]")
     ax.axvline(0, color="#2166ac", lw=1, ls="--", label="fair (0)")
     ax.set_yticks(y, df["faction"].to_list())
@@ -87,7 +93,7 @@ def seats(st: pl.DataFrame, path: Path) -> Path:
         s = sub["win_share"].to_numpy() * 100
         lo, hi = sub["win_lo"].to_numpy() * 100, sub["win_hi"].to_numpy() * 100
         ax.bar(x, s, color="#92c5de", edgecolor="#2166ac")
-        ax.errorbar(x, s, yerr=[s - lo, hi - s], fmt="none", ecolor="black", capsize=4)
+        ax.errorbar(x, s, yerr=_err(s, lo, hi), fmt="none", ecolor="black", capsize=4)
         ax.axhline(100 / n, color="#d73027", ls="--", lw=1, label=f"fair (1/{n})")
         ax.set_xticks(x)
         ax.set_xlabel("seat (1 = start player)")
@@ -137,9 +143,9 @@ def faction_strategy(fs: pl.DataFrame, path: Path) -> Path:
         sub = fs.filter(pl.col("strategy") == strat)
         y = np.array([y0[f] for f in sub["faction"]]) + off
         m = sub["margin_mean"].to_numpy()
-        lo = np.nan_to_num(m - sub["margin_lo"].to_numpy())
-        hi = np.nan_to_num(sub["margin_hi"].to_numpy() - m)
-        ax.errorbar(m, y, xerr=[lo, hi], fmt="o", capsize=2, label=strat, ms=5)
+        err = _err(m, sub["margin_lo"].to_numpy(), sub["margin_hi"].to_numpy())
+        ax.errorbar(m, y, xerr=[np.nan_to_num(e) for e in err], fmt="o", capsize=2,
+                    label=strat, ms=5)
     ax.axvline(0, color="black", lw=0.8, ls="--")
     ax.set_yticks(range(len(order)), order)
     ax.set_xlabel("mean VP margin [95% t]")
@@ -159,7 +165,7 @@ def strengths(st: pl.DataFrame, path: Path) -> Path:
         sub = st.filter(pl.col("block") == b).sort("strength")
         y = np.arange(sub.height)
         s = sub["strength"].to_numpy()
-        ax.errorbar(s, y, xerr=[s - sub["lo"].to_numpy(), sub["hi"].to_numpy() - s], fmt="s",
+        ax.errorbar(s, y, xerr=_err(s, sub["lo"].to_numpy(), sub["hi"].to_numpy()), fmt="s",
                     color="#2166ac", capsize=3)
         ax.axvline(0, color="black", lw=0.8, ls="--")
         ax.set_yticks(y, sub["name"].to_list())
