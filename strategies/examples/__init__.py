@@ -1,0 +1,1 @@
+"""Example custom bots (loadable as strategies.examples.<module>:<Class>)."""

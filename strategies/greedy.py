@@ -1,0 +1,301 @@
+"""Greedy: a one-ply look-ahead over a cheaply pruned candidate list, scored by a valuation.
+
+The plans in plans.py are this bot with other weights and a few plan-specific biases, so the
+decision logic for every kind of decision (setup, turns, drop-out tiles, town tiles, power
+exchanges, free edge houses) lives here once.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from strategies.base import Strategy
+from strategies.valuation import (
+    DEFAULT_WEIGHTS,
+    TOWN_TILE_VP,
+    Context,
+    bonus_tile_value,
+    builds_house,
+    hex_scores,
+    mat_income,
+    money_cost,
+    money_weight,
+    palace_gain,
+    placement_score,
+    power_cost,
+    round_event,
+    shovels_used,
+    town_tile_value,
+    town_would_found,
+    valuation,
+)
+from terra_sim.core.hexmap import bits
+from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.moves import power_action_of
+
+FREE_KINDS = ("pass", "exchange", "druid-vp")
+# Families a candidate list keeps one representative of, so one cheap-but-dull family (say,
+# 180 two-hex spade pairs) cannot crowd out every other idea before the look-ahead.
+FAMILY = {
+    "build": "build", "dig": "dig", "upgrade": "upgrade", "palace": "palace", "sail": "sail",
+    "bridge": "bridge", "free-tp": "special", "lake-house": "special", "inventor-tp": "special",
+    "sun-build": "special", "sun-dig": "special", "fairy-build": "special",
+    "fairy-dig": "special", "bonus-build": "bonus", "bonus-dig": "bonus",
+}
+
+
+def family(kind: str) -> str:
+    if kind.startswith("pw-"):
+        return kind
+    return FAMILY.get(kind, kind)
+
+
+class GreedyStrategy(Strategy):
+    name = "greedy"
+    description = ("One-ply look-ahead: prunes the legal actions with a cheap estimate, then "
+                   "scores the resulting states (VP, money, power, income by rounds left).")
+    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}}
+    games = ("terra-nova",)
+    plan_weights: ClassVar[dict[str, float]] = {}  # a plan's departures from DEFAULT_WEIGHTS
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        # `terra-sim list strategies` shows a plan's weights as its default `weights`
+        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights)}
+
+    def __init__(self, rng: random.Random, **params: Any):
+        # Weight names may be given directly (`money = 0.5`) as well as inside `weights`.
+        direct = {k: params.pop(k) for k in list(params) if k in DEFAULT_WEIGHTS}
+        super().__init__(rng, **params)
+        given = {**dict(self.p.get("weights") or {}), **direct}
+        unknown = set(given) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            raise ValueError(f"{self.name}: unknown weights {sorted(unknown)} "
+                             f"(valid: {', '.join(DEFAULT_WEIGHTS)})")
+        for k, v in given.items():
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ValueError(f"{self.name}: weight {k} must be a number, got {v!r}")
+        top_k = self.p["top_k"]
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
+        self.noise = 0.0  # random jitter on look-ahead scores; the search's rollouts set it
+        self.w: dict[str, float] = {**DEFAULT_WEIGHTS, **self.plan_weights,
+                                    **{k: float(v) for k, v in given.items()}}
+
+    # ----- dispatch ----------------------------------------
+    def choose(self, state: Any, legal: list) -> Any:
+        if len(legal) == 1:
+            return legal[0]
+        seat = state.current_player()
+        p = state.players[seat]
+        if state.pending:
+            if legal[0].kind == "town":
+                return self.choose_town(state, p, legal)
+            return self.choose_edge(state, p, legal)
+        stage = state.stage
+        if stage == "setup-house":
+            return self.choose_place(state, p, legal)
+        if stage in ("setup-neutral", "lucky"):
+            return self.choose_neutral(state, p, legal)
+        if stage == "setup-bonus":
+            return self.choose_tile(state, p, legal, 1)
+        if stage in ("exchange", "final-exchange"):
+            return self.choose_exchange(state, p, legal, stage == "final-exchange")
+        return self.choose_turn(state, seat, p, legal)
+
+    # ----- plan hooks ----------------------------------------
+    def bias(self, state: Any, p: Any, a: Action) -> float:
+        """A plan's extra liking for an action, added to its look-ahead score."""
+        return 0.0
+
+    def tile_bias(self, state: Any, p: Any, tile: str, r: int) -> float:
+        return 0.0
+
+    def palace_side_value(self, state: Any, p: Any, side: str) -> float:
+        return 0.0
+
+    # ----- non-turn decisions ----------------------------------------
+    def choose_town(self, state: Any, p: Any, legal: list) -> Action:
+        return max(legal, key=lambda a: (town_tile_value(state, p, a.args[0], self.w), a.args))
+
+    def choose_edge(self, state: Any, p: Any, legal: list) -> Action:
+        houses = [a for a in legal if a.kind == "edge-house"]
+        if not houses:
+            return legal[0]
+        scores = hex_scores(state, p, sum(1 << a.args[0] for a in houses), self.w)
+        return max(houses, key=lambda a: (scores[a.args[0]], -a.args[0]))
+
+    def choose_place(self, state: Any, p: Any, legal: list) -> Action:
+        return max(legal, key=lambda a: placement_score(state, p, a.args[0], self.w)
+                   + 0.05 * self.rng.random())
+
+    def choose_neutral(self, state: Any, p: Any, legal: list) -> Action:
+        """A neutral house: where it hurts the opponents' home ground and spares ours."""
+        adj = state.data.map.neigh
+        mine = p.faction.home
+        theirs = {q.faction.home for q in state.players if q is not p}
+
+        def score(a: Action) -> float:
+            h = a.args[0]
+            s = 0.0
+            for x in bits(adj[h] & state.data.map.land):
+                t = state.terrain[x]
+                s += (1.0 if t in theirs else 0.0) - (1.0 if t == mine else 0.0)
+                if any(q.buildings >> x & 1 for q in state.players if q is not p):
+                    s += 0.5
+            return s + 0.01 * self.rng.random()
+
+        return max(legal, key=score)
+
+    def choose_tile(self, state: Any, p: Any, legal: list, r: int) -> Action:
+        def score(a: Action) -> float:
+            t = a.args[0]
+            return (bonus_tile_value(state, p, t, state.supply.get(t, 0), r, self.w)
+                    + self.tile_bias(state, p, t, r))
+
+        return max(legal, key=lambda a: (score(a), a.args))
+
+    def choose_exchange(self, state: Any, p: Any, legal: list, final: bool) -> Action:
+        """End of round: spend only what next income would push past a full bowl III."""
+        druid = Action("druid-vp")
+        if final:
+            return druid if druid in legal else Action("done")
+        coins, power = mat_income(state, p)
+        if p.bonus:
+            power += state.data.bonus_tiles[p.bonus]["power"]
+        overflow = power - (2 * p.p1 + p.p2)
+        ptv = p.eff.get("power_to_vp")
+        if druid in legal and (overflow > 0 or p.p3 >= ptv[0] + 4):
+            return druid
+        if overflow > 0 and p.p3:
+            k = min(p.p3, (overflow + 1) // 2)
+            return Action("exchange", (k,))
+        return Action("done")
+
+    # ----- turns ----------------------------------------
+    def candidates(self, state: Any, p: Any, legal: list) -> tuple[list[Action], dict]:
+        """Turn actions, plus those that an exchange of charged power would pay for."""
+        acts = [a for a in legal if a.kind not in FREE_KINDS]
+        extra: dict[Action, int] = {}
+        if p.p3 and any(a.kind == "exchange" for a in legal):
+            c = state.clone()
+            c.apply(Action("exchange", (p.p3,)))
+            have = set(acts)
+            for a in c.legal_actions():
+                if a.kind in FREE_KINDS or a in have:
+                    continue
+                need = money_cost(state, p, a) - p.money
+                if 0 < need <= p.p3 and not power_cost(state, p, a):
+                    extra[a] = need
+        return acts + list(extra), extra
+
+    def quick(self, state: Any, p: Any, a: Action, hq: dict[int, float], ev: str,
+              evp: int, m: float, extra: dict) -> float:
+        """A cheap estimate of an action's worth, only used to prune before the look-ahead."""
+        w = self.w
+        kind, args = a
+        s = -m * money_cost(state, p, a) - w["power3"] * power_cost(state, p, a)
+        if a in extra:
+            s -= (w["power3"] - m) * extra[a]
+        sh = shovels_used(state, p, a)
+        if sh:
+            s += sh * (w["round_now"] * evp if ev == "shovel" else 0.0)
+            s += sh * p.eff.get("shovel_power", 0) * w["power2"]
+        if builds_house(kind) and args:
+            h = args[0]
+            s += hq.get(h, 0.0) + w["house"] + (w["round_now"] * evp if ev == "house" else 0)
+            nh = p.houses.bit_count()
+            if nh < len(p.faction.house_coins):
+                s += 2 * (p.faction.house_coins[nh] * w["income_coins"]
+                          + p.faction.house_power[nh] * w["income_power"])
+            if p.towns or p.buildings.bit_count() >= 3:
+                if town_would_found(state, p, h):
+                    s += TOWN_TILE_VP * w["town"]
+        elif kind in ("upgrade", "free-tp", "inventor-tp"):
+            h = args[0]
+            s += w["tp"] + (w["round_now"] * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
+            nt = p.tps.bit_count()
+            if nt < len(p.faction.tp_coins):
+                s += 2 * (p.faction.tp_coins[nt] * w["income_coins"]
+                          + p.faction.tp_power[nt] * w["income_power"])
+            if kind != "inventor-tp":
+                s -= w["house"]
+                if town_would_found(state, p, h):
+                    s += TOWN_TILE_VP * w["town"]
+        elif kind == "palace":
+            s += 1.0 + (w["round_now"] * evp if ev == "palace" else 0)
+            s += palace_gain(state, p, args[1], w) + self.palace_side_value(state, p, args[1])
+        elif kind in ("sail", "pw-sail"):
+            s += 2.5 + w["sail"] + w["spread"] + (w["round_now"] * evp if ev == "sail" else 0)
+        elif kind in ("bridge",) or kind.startswith("pw-bridge"):
+            s += 0.6 + w["spread"]
+        elif kind.endswith("dig") or kind.endswith("dig2"):
+            s += 0.4 * max(hq.get(h, 0.0) for h in args) - 0.8
+        elif kind.startswith("pw-"):
+            pa = power_action_of(state, kind)
+            if pa.effect == "coins":
+                s += m * pa.amount
+        if kind.startswith("pw-"):
+            s += w["power_action"]
+        return s + self.bias(state, p, a)
+
+    def prune(self, state: Any, p: Any, cands: list[Action], extra: dict) -> list[Action]:
+        hexes = 0
+        for a in cands:
+            if a.args and isinstance(a.args[0], int) and a.kind not in ("bridge",) and not (
+                    a.kind.startswith("pw-bridge")):
+                for h in a.args:
+                    if isinstance(h, int):
+                        hexes |= 1 << h
+        hq = hex_scores(state, p, hexes, self.w)
+        ev, evp = round_event(state, state.round)
+        m = money_weight(state, self.w)
+        scored = sorted(((self.quick(state, p, a, hq, ev, evp, m, extra), i, a)
+                         for i, a in enumerate(cands)), key=lambda t: (-t[0], t[1]))
+        k = self.p["top_k"]
+        top = [a for _, _, a in scored[:k]]
+        seen = {family(a.kind) for a in top}
+        for _, _, a in scored[k:]:
+            f = family(a.kind)
+            if f not in seen:
+                seen.add(f)
+                top.append(a)
+        return top
+
+    def evaluate(self, state: Any, seat: int, p: Any, top: list[Action],
+                 extra: dict) -> list[tuple[float, Action]]:
+        """Look-ahead scores (valuation gain plus plan bias) of the candidate actions."""
+        ctx = Context(state, seat, self.w)
+        base = valuation(state, seat, ctx)
+        out = []
+        for a in top:
+            c = state.clone()
+            if a in extra:
+                c.apply(Action("exchange", (extra[a],)))
+            c.apply(a)
+            out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
+        return out
+
+    def choose_turn(self, state: Any, seat: int, p: Any, legal: list) -> Action:
+        cands, extra = self.candidates(state, p, legal)
+        best: Action | None = None
+        if cands:
+            top = self.prune(state, p, cands, extra)
+            scored = self.evaluate(state, seat, p, top, extra)
+            if self.noise:
+                scored = [(v + self.noise * self.rng.random(), a) for v, a in scored]
+            value, best = max(scored, key=lambda t: t[0])
+            if value < self.w["pass_margin"]:
+                best = None
+        if best is None:
+            return self.choose_pass(state, p, legal)
+        if best in extra:
+            return Action("exchange", (extra[best],))
+        return best
+
+    def choose_pass(self, state: Any, p: Any, legal: list) -> Action:
+        passes = [a for a in legal if a.kind == "pass"]
+        if len(passes) == 1:
+            return passes[0]
+        return self.choose_tile(state, p, passes, state.round + 1)

@@ -1,0 +1,448 @@
+"""Terra Nova knowledge shared by the scripted bots: costs, hex quality, tiles and a valuation.
+
+Everything here reads a TerraNovaState and never changes it. Values are in "VP equivalents" so
+that money, power, income and position can be weighed against points; a bot's `weights` dict
+(see DEFAULT_WEIGHTS) scales each term, which is how the plans differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from terra_sim.core.hexmap import bits, components
+from terra_sim.games.terra_nova import towns
+from terra_sim.games.terra_nova.moves import houses_left, power_action_of
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "money": 0.37,  # a coin early in the game (falls to 1/3 VP in the last round)
+    "power3": 0.32,  # a charged power token (worth a coin, more through power actions)
+    "power2": 0.16,
+    "power1": 0.05,
+    "income_coins": 0.36,  # a coin of income, per income phase still to come
+    "income_power": 0.18,
+    "house": 2.0,  # a house on the board beyond its income: territory, town value, reach
+    "tp": 3.0,
+    "palace_ability": 1.0,  # scales the per-round value of palace abilities
+    "reach": 0.08,  # per cheap free hex in reach
+    "territory": 0.6,  # share of the territory points the current networks would get
+    "town": 1.0,  # progress towards the next town
+    "opponent_adjacent": 0.25,  # per own building touching an opponent (cheap TPs, power)
+    "prepared": 0.6,  # per free home-terrain hex in reach (up to 3): a house without shovels
+    "sail": 0.4,  # a sailing level beyond its VP (reach across the river)
+    "round_now": 1.0,  # the current round tile's VP (prefilter emphasis)
+    "round_next": 0.0,  # holding resources that next round's tile rewards
+    "power_action": 0.0,  # extra liking for board power actions (prefilter)
+    "cluster": 0.6,  # building next to own buildings (prefilter)
+    "spread": 0.0,  # building away from own buildings, into new ground (prefilter)
+    "pass_margin": 0.15,  # an action must beat passing by this much
+}
+
+# Per-round values (VP equivalents) of palace abilities that are not income; on-build effects
+# happen in apply() and show up in the valuation directly.
+ABILITY_VALUE: dict[str, float] = {
+    "lake_house_special": 2.6,
+    "free_tp_special": 2.8,
+    "tp_action_power": 2.2,
+    "spade_action_power": 1.6,
+    "continent_dig_special": 1.6,
+    "max_shovels": 1.2,
+    "town_value": 1.0,
+    "house_vp": 1.6,
+    "tp_upgrade_vp": 1.3,
+    "dropout_settlement_power": 0.6,
+    "dropout_inland_vp": 1.6,
+    "dropout_edge_settlement_vp": 0.9,
+    "tp_cost_adjacent": 0.8,
+    "tp_cost_alone": 0.3,
+}
+TOWN_TILE_VP = 7.0  # a founded town's typical worth: tile VP plus its bonus
+
+
+def round_event(state: Any, r: int) -> tuple[str, int]:
+    """(event, vp) of round r's scoring tile, or ("", 0) outside rounds 1..rounds."""
+    if 1 <= r <= len(state.round_tiles):
+        return state.data.round_tiles[state.round_tiles[r - 1]]
+    return "", 0
+
+
+def future_incomes(state: Any) -> int:
+    """Income phases still to come."""
+    if state.stage in ("final-exchange", "over"):
+        return 0
+    return state.data.rounds - max(state.round, 0)
+
+
+def money_weight(state: Any, w: dict[str, float]) -> float:
+    fut = future_incomes(state)
+    if fut == 0:
+        return 1 / state.data.coins_per_vp
+    return max(1 / state.data.coins_per_vp, w["money"] * (0.75 + 0.05 * fut))
+
+
+def mat_income(state: Any, p: Any) -> tuple[int, int]:
+    f, eff = p.faction, p.eff
+    nh, nt = p.houses.bit_count(), p.tps.bit_count()
+    coins = state.data.base_coins + sum(f.house_coins[:nh]) + sum(f.tp_coins[:nt])
+    power = sum(f.house_power[:nh]) + sum(f.tp_power[:nt])
+    return coins + eff.get("income_coins", 0), power + eff.get("income_power", 0)
+
+
+def ability_value(p: Any) -> float:
+    """Per-round worth of p's active non-income palace abilities."""
+    eff = p.eff
+    v = 0.0
+    for key, value in ABILITY_VALUE.items():
+        if key in eff and key not in p.faction.ability:
+            v += value
+    return v
+
+
+def town_progress(state: Any, p: Any) -> float:
+    """0..1: how close p's best group outside towns is to founding a town."""
+    if len(p.tiles_used) >= len(state.data.town_tiles):
+        return 0.0
+    need = p.eff.get("town_value", state.data.town_min_value)
+    min_b = state.data.town_min_buildings
+    adj = towns.town_adjacency(state, p)
+    best = 0.0
+    for g in components(p.buildings & ~p.towns, adj):
+        n = g.bit_count()
+        if n < 2:
+            continue
+        val = towns.value(state, p, g)
+        prog = min(1.0, val / need) * min(1.0, n / min_b)
+        best = max(best, prog)
+    return best
+
+
+def network_size(state: Any, p: Any) -> int:
+    sail = state.data.map.sail[state.sailing(p, final=True)]
+    adj = state.adj
+    mask = p.buildings
+    best = 0
+    while mask:
+        comp = frontier = mask & -mask
+        while frontier:
+            grown = 0
+            for h in bits(frontier):
+                grown |= adj[h] | sail[h]
+            frontier = grown & mask & ~comp
+            comp |= frontier
+        best = max(best, comp.bit_count())
+        mask &= ~comp
+    return best
+
+
+def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> float:
+    """Expected territory points for a network of `size` against the others' sizes."""
+    above = sum(1 for o in others if o > size)
+    tied = sum(1 for o in others if o == size)
+    pts = list(points) + [0] * 8
+    return sum(pts[above:above + tied + 1]) / (tied + 1)
+
+
+def shovel_table(state: Any, p: Any) -> list[int]:
+    """Shovels p needs per terrain (ring index), so hot loops skip state.shovels()."""
+    cap = p.eff.get("max_shovels")
+    out = []
+    for t in range(len(state.data.ring)):
+        need = state.data.ring_distance(t, p.faction.home)
+        out.append(min(need, cap) if cap and need else need)
+    return out
+
+
+def reach_value(state: Any, p: Any) -> tuple[float, int]:
+    """(free land in reach, fewer shovels counting more; free home-terrain hexes in reach)."""
+    free = state.reach(p) & ~state.occupied
+    table = shovel_table(state, p)
+    terrain = state.terrain
+    v = 0.0
+    ready = 0
+    for h in bits(free):
+        need = table[terrain[h]]
+        v += (1.0, 0.6, 0.3, 0.2)[min(need, 3)]
+        ready += need == 0
+    return v, ready
+
+
+class Context:
+    """Per-decision facts that one action of the deciding seat cannot change."""
+
+    __slots__ = ("seat", "others_network", "fut", "w")
+
+    def __init__(self, state: Any, seat: int, w: dict[str, float]):
+        self.seat = seat
+        self.w = w
+        self.fut = future_incomes(state)
+        self.others_network = [network_size(state, q) for i, q in enumerate(state.players)
+                               if i != seat]
+
+
+def valuation(state: Any, seat: int, ctx: Context) -> float:
+    """How good `state` is for `seat`, in VP equivalents (only differences matter)."""
+    p = state.players[seat]
+    w = ctx.w
+    data = state.data
+    v = float(p.total_vp)
+    fut = future_incomes(state)
+    size = network_size(state, p)
+    terr = territory_share(size, ctx.others_network, data.territory_points)
+    pending_towns = sum(1 for d, who in state.pending if d == "town" and who == seat)
+    v += pending_towns * TOWN_TILE_VP
+    if fut == 0:
+        return v + (p.money + p.p3) / data.coins_per_vp + terr
+    m = money_weight(state, w)
+    v += m * p.money + w["power3"] * p.p3 + w["power2"] * p.p2 + w["power1"] * p.p1
+    coins, power = mat_income(state, p)
+    v += fut * (w["income_coins"] * coins + w["income_power"] * min(power, 10))
+    if p.passed and p.bonus:  # the tile just taken pays at the next income
+        tile = data.bonus_tiles[p.bonus]
+        v += m * tile["coins"] + w["income_power"] * tile["power"]
+    age = 1.0 - 0.1 * fut  # territory firms up as the game goes on
+    v += w["territory"] * age * terr
+    v += w["house"] * p.houses.bit_count() + w["tp"] * p.tps.bit_count()
+    v += w["palace_ability"] * ability_value(p) * (fut + 0.5)
+    v += w["town"] * TOWN_TILE_VP * 0.6 * town_progress(state, p) ** 2
+    reach, ready = reach_value(state, p)
+    v += w["reach"] * min(reach, 12.0) + w["prepared"] * min(ready, 3)
+    v += w["sail"] * p.sail * min(fut, 3) / 3
+    if w["opponent_adjacent"]:
+        others = state.occupied & ~p.buildings & ~state.neutral
+        adj = state.adj
+        v += w["opponent_adjacent"] * sum(1 for h in bits(p.houses) if adj[h] & others)
+    if any(d == "edge" and who == seat for d, who in state.pending):
+        v += 3.0
+    if w["round_next"] and state.round < data.rounds:
+        v += w["round_next"] * next_round_readiness(state, p)
+    return v
+
+
+def next_round_readiness(state: Any, p: Any) -> float:
+    """Resources held for what the next round tile rewards (round-scorer's look-ahead)."""
+    event, vp = round_event(state, state.round + 1)
+    if event in ("house", "shovel"):
+        return vp * min(houses_left(state, p), (p.money + p.p3) // 6) * 0.3
+    if event == "tp":
+        return vp * min(p.houses.bit_count(), p.money // 8) * 0.3
+    if event == "palace":
+        return vp * 0.3 if p.tps and not (p.palace_left and p.palace_right) else 0.0
+    if event == "town":
+        return vp * town_progress(state, p) * 0.5
+    if event == "sail":
+        return vp * 0.3 if p.sail < state.max_sail() else 0.0
+    return 0.0
+
+
+# ----- action costs -------------------------------------------------------------------------
+def money_cost(state: Any, p: Any, a: Any) -> int:
+    """Coins the action takes (before exchanges)."""
+    kind, args = a
+    c = state.data.costs
+    if kind == "upgrade":
+        return state.tp_cost(p, args[0])
+    if kind == "palace":
+        return c["palace"]
+    if kind == "sail":
+        return c["sail"]
+    if kind == "bridge":
+        return c["bridge"]
+    if kind.startswith("sun-"):
+        return c["house"] if kind == "sun-build" else 0
+    free = 0
+    if kind.startswith("pw-"):
+        pa = power_action_of(state, kind)
+        if pa.effect not in ("spade1", "spade2"):
+            return 0
+        free = 1 if pa.effect == "spade1" else 2
+        if kind.endswith("-dig2"):
+            return 0
+        if kind.endswith("-build-dig"):
+            return c["house"]
+    elif kind.startswith(("bonus-", "fairy-")):
+        free = 1
+    elif kind not in ("build", "dig"):
+        return 0
+    need = state.shovels(p, args[0])
+    cost = max(0, need - free) * c["shovel"]
+    return cost + (c["house"] if kind.endswith("build") else 0)
+
+
+def power_cost(state: Any, p: Any, a: Any) -> int:
+    kind = a.kind
+    if kind.startswith("pw-"):
+        return state.power_cost(p, power_action_of(state, kind).cost)
+    if kind.startswith("fairy-"):
+        return p.eff.get("spade_action_power", 0)
+    if kind == "inventor-tp":
+        return p.eff.get("tp_action_power", 0)
+    return 0
+
+
+def shovels_used(state: Any, p: Any, a: Any) -> int:
+    kind, args = a
+    if kind in ("upgrade", "palace", "sail", "bridge", "free-tp", "lake-house", "pass",
+                "exchange", "druid-vp", "done", "town", "place", "pick", "neutral"):
+        return 0
+    if kind.startswith(("sun-",)) or kind == "inventor-tp" or not args:
+        return 0
+    if kind.startswith("pw-") and power_action_of(state, kind).effect not in ("spade1",
+                                                                               "spade2"):
+        return 0
+    return sum(state.shovels(p, h) for h in args)
+
+
+def builds_house(kind: str) -> bool:
+    return kind.endswith(("build", "build-dig")) or kind in ("lake-house", "edge-house")
+
+
+# ----- hex quality -----------------------------------------------------------------------------
+def hex_scores(state: Any, p: Any, targets: int, w: dict[str, float]) -> dict[int, float]:
+    """How good each hex in `targets` is to build on for p, apart from its price."""
+    adj = state.adj
+    land = state.data.map.land
+    own = p.buildings
+    others = state.occupied & ~own & ~state.neutral
+    free = land & ~state.occupied
+    reach_now = state.reach(p)
+    sail = state.data.map.sail[state.sailing(p)]
+    out = {}
+    for h in bits(targets):
+        n = adj[h]
+        n_own = (n & own).bit_count()
+        n_opp = (n & others).bit_count()
+        room = 0.0
+        for x in bits(n & free):
+            room += (1.0, 0.5, 0.25, 0.1)[min(state.shovels(p, x), 3)]
+        new_reach = ((n | sail[h]) & free & ~reach_now).bit_count()
+        s = 0.25 * min(room, 4.0)
+        s += w["cluster"] * min(n_own, 3) * 0.5
+        s += (w["opponent_adjacent"] + 0.1) * min(n_opp, 3)
+        s += w["spread"] * (0.3 * min(new_reach, 6) - 0.6 * min(n_own, 2))
+        s += 0.05 * min(new_reach, 6)
+        out[h] = s
+    return out
+
+
+def placement_score(state: Any, p: Any, h: int, w: dict[str, float]) -> float:
+    """A starting house on hex h: room to grow, neighbours to trade with, own houses nearby."""
+    m = state.data.map
+    adj = m.neigh
+    free = m.land & ~state.occupied
+    own = p.houses
+    others = state.occupied & ~own
+    room = 0.0
+    for x in bits(adj[h] & free):
+        room += (1.0, 0.55, 0.2)[min(state.shovels(p, x), 2)]
+    ring2 = 0
+    for x in bits(adj[h]):
+        ring2 |= adj[x]
+    ring2 &= ~adj[h] & ~(1 << h)
+    room2 = sum(1 for x in bits(ring2 & free) if state.shovels(p, x) <= 1)
+    s = room + 0.2 * room2
+    s += (0.5 + w["opponent_adjacent"]) * min((adj[h] & others).bit_count(), 2)
+    s += 0.3 * min((ring2 & others).bit_count(), 2)
+    if own:
+        near1 = bool(adj[h] & own)
+        near2 = bool(ring2 & own)
+        if near1:
+            s += w["cluster"] * 1.5 - 0.5
+        elif near2:
+            s += 0.8 + w["cluster"]
+        else:
+            s += w["spread"] * 2.0 - 0.3
+    if adj[h] & m.river:
+        s += 0.4 + (0.4 if p.eff.get("river_towns") else 0.0)
+    if "dropout_inland_vp" in p.faction.right_palace and not adj[h] & m.river:
+        s += 0.3
+    if "dropout_edge_settlement_vp" in p.faction.right_palace and m.edge >> h & 1:
+        s += 0.3
+    return s
+
+
+# ----- tiles -----------------------------------------------------------------------------------
+def bonus_tile_value(state: Any, p: Any, tile: str, coins_on: int, r: int,
+                     w: dict[str, float]) -> float:
+    """Worth of holding bonus tile `tile` during round r (and dropping out with it)."""
+    d = state.data
+    b = d.bonus_tiles[tile]
+    m = max(1 / 3, w["money"])
+    event, vp = round_event(state, r)
+    v = m * (coins_on + b["coins"])
+    power_room = 2 * p.p1 + p.p2
+    v += w["income_power"] * 1.6 * min(b["power"], power_room)
+    if b["spade_special"]:
+        v += 2.2 + (vp if event == "shovel" else 0) + w["spread"]
+    if b["sail_bonus"] and p.sail < state.max_sail():
+        v += 0.9 + w["sail"] + w["spread"]
+    nh = p.houses.bit_count() + (1 if houses_left(state, p) else 0)
+    nt = p.tps.bit_count() + (0.7 if p.houses else 0)
+    v += b["dropout_house_vp"] * nh + b["dropout_tp_vp"] * nt
+    v += b["dropout_palace_vp"] * (p.palaces.bit_count() + (0.4 if p.tps else 0))
+    v += b["dropout_sail_vp"] * p.sail
+    return v
+
+
+def town_tile_value(state: Any, p: Any, tile: int, w: dict[str, float]) -> float:
+    t = state.data.town_tiles[tile]
+    fut = future_incomes(state)
+    m = money_weight(state, w)
+    v = t["vp"] + m * t["coins"]
+    if fut:
+        room = 2 * p.p1 + p.p2
+        v += (w["power3"] + 0.05) * min(t["power"], room)
+    else:
+        v += min(t["power"], 2 * p.p1 + p.p2) / 3 * 0.5
+    for i in range(t["sail"]):
+        lvl = p.sail + i + 1
+        if lvl < len(state.data.sailing_vp):
+            v += state.data.sailing_vp[lvl] + w["sail"] * min(fut, 3) / 3 + (
+                0.8 if fut else 0.0)
+    return v
+
+
+def town_would_found(state: Any, p: Any, h: int) -> bool:
+    """Would a building on h (a new house, or an upgrade of h) found a new town for p?"""
+    adj = towns.town_adjacency(state, p)
+    if adj[h] & p.towns:
+        return False
+    mask = (p.buildings & ~p.towns) | (1 << h)
+    comp = frontier = 1 << h
+    while frontier:
+        grown = 0
+        for x in bits(frontier):
+            grown |= adj[x]
+        frontier = grown & mask & ~comp
+        comp |= frontier
+    need = p.eff.get("town_value", state.data.town_min_value)
+    if comp.bit_count() < state.data.town_min_buildings:
+        return False
+    val = towns.value(state, p, comp & ~(1 << h))
+    bv = state.data.building_value
+    if p.houses >> h & 1:
+        val += bv["tp"]
+    elif p.tps >> h & 1:
+        val += bv["palace"]
+    else:
+        val += bv["house"]
+    return val >= need
+
+
+def palace_gain(state: Any, p: Any, side: str, w: dict[str, float]) -> float:
+    """Rough worth of building the `side` palace now: its abilities over the rounds left."""
+    pal = getattr(p.faction, f"{side}_palace")
+    fut = future_incomes(state)
+    v = 0.0
+    for key, value in pal.items():
+        if key in ABILITY_VALUE:
+            v += w["palace_ability"] * ABILITY_VALUE[key] * (fut + 0.5)
+        elif key == "income_power":
+            v += w["income_power"] * value * fut
+        elif key == "income_coins":
+            v += w["income_coins"] * value * fut
+        elif key == "on_build_power":
+            v += w["power2"] * value
+        elif key == "on_build_sail":
+            v += 2.5 * value
+        elif key == "on_build_edge_house":
+            v += 3.0
+    return v

@@ -1,0 +1,258 @@
+"""Strategy protocol, loading, config variants, forfeits, legality and determinism."""
+
+import random
+import re
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import strategies
+from strategies import REGISTRY, make_strategy, variant_spec
+from strategies.base import Strategy
+from terra_sim import get_game, play_game
+from terra_sim.core.errors import StrategyError, UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "strategies" / "examples" / "house_first.py"
+SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
+TINY_MCTS = ("mcts", {"simulations": 6, "candidates": 3})
+GAME = get_game("terra-nova")
+
+
+def faction_sets(n: int, count: int, seed: int) -> list[list[str]]:
+    """`count` legal faction line-ups of n players that together use every faction."""
+    rng = random.Random(seed)
+    out = [GAME.random_factions(n, rng) for _ in range(count)]
+    groups = [sorted(g) for g in GAME.exclusive_groups()]
+    for side in range(2):  # one line-up with each side of every mat
+        picks = [g[side % len(g)] for g in groups]
+        out += [picks[i:i + n] for i in range(0, len(picks) - n + 1, n)]
+    return out
+
+
+# ----- protocol and registry ------------------------------------------
+def test_registry_has_the_roster_with_descriptions():
+    for name in ["random", *SCRIPTED, "mcts"]:
+        cls = REGISTRY[name]
+        assert cls.name == name
+        assert issubclass(cls, Strategy) and cls.description
+        bot = cls(random.Random(0))
+        assert bot.p == cls.params
+
+
+def test_list_strategies_shows_every_bot():
+    from click.testing import CliRunner
+
+    from terra_sim.cli.listing import list_group
+
+    out = CliRunner().invoke(list_group, ["strategies", "--game", "terra-nova"]).output
+    for name in REGISTRY:
+        assert re.search(rf"^{re.escape(name)}\s", out, re.M), name
+    assert "simulations=" in out and "top_k=" in out
+
+
+def test_unknown_parameters_and_weights_are_user_errors():
+    with pytest.raises(UserError, match="unknown parameters"):
+        make_strategy(("greedy", {"nonsense": 1}), random.Random(0))
+    with pytest.raises(UserError, match="unknown weights"):
+        make_strategy(("greedy", {"weights": {"moneyy": 1}}), random.Random(0))
+    with pytest.raises(UserError, match="must be a number"):
+        make_strategy(("merchant", {"money": "lots"}), random.Random(0))
+    with pytest.raises(UserError, match="positive integer"):
+        make_strategy(("mcts", {"simulations": -3}), random.Random(0))
+    with pytest.raises(UserError, match="unknown strategy"):
+        make_strategy("no-such-bot", random.Random(0))
+
+
+# ----- loading user bots ------------------------------------------
+def test_readme_shows_the_example_bot_verbatim():
+    readme = (ROOT / "strategies" / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert EXAMPLE.read_text() in blocks
+    assert 20 <= len(EXAMPLE.read_text().splitlines()) <= 40
+
+
+def test_load_bot_from_file_path_and_play(tmp_path):
+    readme = (ROOT / "strategies" / "README.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", readme, re.S)[0]
+    path = tmp_path / "my_bot.py"
+    path.write_text(code)
+    spec = f"{path}:HouseFirst"
+    rec = play_game("terra-nova", None, [spec, "random"], seed=3, players=2)
+    assert rec.strategies == ["house-first", "random"]
+    assert strategies.load_class(spec) is strategies.load_class(spec)  # executed once
+
+
+def test_load_bot_from_module_path():
+    cls = strategies.resolve("strategies.examples.house_first:HouseFirst")
+    assert cls.name == "house-first"
+    rec = play_game("terra-nova", None, ["strategies.examples.house_first:HouseFirst",
+                                         "greedy"], seed=5, players=2)
+    assert rec.final_vp[1] > rec.final_vp[0]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("missing/file.py:Bot", "not found"),
+    ("strategies.examples.house_first:Nope", "not a Strategy subclass"),
+    ("no_such_module_xyz:Bot", "cannot load"),
+    (":Bot", "expected"),
+])
+def test_bad_load_specs_are_user_errors(spec, message):
+    with pytest.raises(UserError, match=message):
+        strategies.resolve(spec)
+
+
+def test_broken_bot_file_is_a_user_error(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text("def oops(:\n")
+    with pytest.raises(UserError, match="SyntaxError"):
+        strategies.resolve(f"{path}:Bot")
+
+
+# ----- config variants ------------------------------------------
+def test_variant_spec_validates_and_builds_named_instances():
+    assert variant_spec("greedy-tight", {"base": "greedy", "money": 0.5}) == (
+        "greedy", {"money": 0.5})
+    base, params = variant_spec("g2", {"base": "merchant", "weights": {"tp": 4.0}, "top_k": 3})
+    bot = make_strategy((base, params, "g2"), random.Random(0))
+    assert bot.name == "g2" and type(bot).name == "merchant"
+    assert bot.w["tp"] == 4.0 and bot.p["top_k"] == 3
+    assert make_strategy(("greedy", {"money": 0.5}), random.Random(0)).name == "greedy"
+    for table, message in [({"money": 1}, "needs base"), ({"base": "nobot"}, "unknown strategy"),
+                           ({"base": "greedy", "colour": "red"}, "unknown parameters"),
+                           ({"base": "greedy", "weights": {"zzz": 1}}, "unknown weights"),
+                           ({"base": "mcts", "simulations": "many"}, "positive integer")]:
+        with pytest.raises(UserError, match=message):
+            variant_spec("v", table)
+
+
+def test_variant_name_is_recorded_in_games():
+    spec = ("greedy", {"money": 0.3}, "greedy-loose")
+    rec = play_game("terra-nova", None, [spec, "greedy"], seed=11, players=2)
+    assert rec.strategies == ["greedy-loose", "greedy"]
+
+
+# ----- forfeits ------------------------------------------
+class Raising(Strategy):
+    name = "raising"
+
+    def choose(self, state, legal):
+        if state.round >= 2:
+            raise RuntimeError("boom")
+        return legal[0]
+
+
+class Illegal(Strategy):
+    name = "illegal"
+
+    def choose(self, state, legal):
+        return ("build", (999,))
+
+
+class Slow(Strategy):
+    name = "slow"
+
+    def choose(self, state, legal):
+        time.sleep(0.02)
+        return legal[0]
+
+
+@pytest.mark.parametrize("bot, message", [
+    (Raising(random.Random(0)), "raised RuntimeError: boom"),
+    (Illegal(random.Random(0)), "illegal action"),
+    (Slow(random.Random(0)), "for one decision"),
+])
+def test_misbehaving_bots_forfeit_by_strategy_error(bot, message):
+    with pytest.raises(StrategyError, match=message) as info:
+        play_game("terra-nova", None, ["random", bot], seed=1, players=2,
+                  decision_timeout=0.01)
+    assert info.value.seat == 1
+
+
+def test_a_generous_timeout_lets_a_slow_bot_finish():
+    rec = play_game("terra-nova", None, ["random", Slow(random.Random(0))], seed=1, players=2,
+                    decision_timeout=5.0)
+    assert rec.rounds == 5
+
+
+# ----- legality over many games ------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_every_bot_plays_only_legal_actions_with_every_faction(n):
+    roster = [*SCRIPTED, "random"]
+    seen: set[str] = set()
+    lineups = faction_sets(n, {2: 40, 3: 30, 4: 30}[n], seed=n)
+    for i, factions in enumerate(lineups):
+        bots = [roster[(i + k) % len(roster)] for k in range(n)]
+        rec = play_game("terra-nova", factions, bots, seed=1000 * n + i)  # checks legality
+        assert rec.rounds == 5
+        seen.update(factions)
+    assert seen == set(GAME.faction_slugs())
+
+
+@pytest.mark.parametrize("variant", ["planner", "lucky-digger"])
+def test_two_player_variants(variant):
+    for i in range(6):
+        rec = play_game("terra-nova", None, [SCRIPTED[i], SCRIPTED[(i + 2) % 6]], seed=i,
+                        players=2, variant=variant, turn_order="dropout" if i % 2 else
+                        "clockwise")
+        assert any(a.startswith("neutral") for a in rec.actions)
+
+
+def test_mcts_plays_legal_games_with_a_tiny_budget():
+    for i, factions in enumerate(faction_sets(4, 1, seed=9)[:3]):
+        bots = [TINY_MCTS, "greedy", "merchant", "random"]
+        rec = play_game("terra-nova", factions, bots[i % 4:] + bots[:i % 4], seed=77 + i)
+        assert rec.rounds == 5
+
+
+# ----- determinism and sense ------------------------------------------
+@pytest.mark.parametrize("bot", [*SCRIPTED, TINY_MCTS])
+def test_same_seed_same_choices(bot):
+    a = play_game("terra-nova", None, [bot, "greedy", "random"], seed=21, players=3)
+    b = play_game("terra-nova", None, [bot, "greedy", "random"], seed=21, players=3)
+    assert a.actions == b.actions and a.final_vp == b.final_vp
+
+
+@pytest.mark.parametrize("bot", SCRIPTED)
+def test_scripted_bots_beat_random(bot):
+    wins = 0
+    for seed in range(6):
+        seats = [bot, "random"] if seed % 2 == 0 else ["random", bot]
+        rec = play_game("terra-nova", None, seats, seed=seed, players=2)
+        me = seats.index(bot)
+        wins += rec.final_vp[me] > rec.final_vp[1 - me]
+    assert wins == 6
+
+
+def test_bots_do_not_change_the_state_they_are_shown():
+    rng = random.Random(4)
+    state = GAME.new_state(["druids", "golems", "sea-dogs", "inventors"], 4)
+    bots = [make_strategy(name, random.Random(k)) for k, name in enumerate(SCRIPTED)]
+    while not state.is_over():
+        legal = state.legal_actions()
+        before = (state.vp(), state.occupied, [(p.money, p.p1, p.p2, p.p3, p.houses)
+                                              for p in state.players], state.stage)
+        for bot in bots:
+            assert bot.choose(state, legal) in legal
+        after = (state.vp(), state.occupied, [(p.money, p.p1, p.p2, p.p3, p.houses)
+                                             for p in state.players], state.stage)
+        assert before == after
+        state.apply(legal[rng.randrange(len(legal))] if rng.random() < 0.3
+                    else bots[0].choose(state, legal))
+
+
+def test_druids_turn_power_into_points_and_exchanges_avoid_waste():
+    rec = play_game("terra-nova", ["druids", "golems"], ["greedy", "greedy"], seed=2)
+    druid_actions = [a for a, s in zip(rec.actions, rec.action_seats, strict=True) if s == 0]
+    assert "druid-vp" in druid_actions
+    assert rec.breakdown[0]["faction"] > 0
+
+
+def test_readme_variant_config_is_valid():
+    readme = (ROOT / "strategies" / "README.md").read_text()
+    table = tomllib.loads(re.findall(r"```toml\n(.*?)```", readme, re.S)[0])["strategies"]
+    base, params = variant_spec("greedy-tight", table["greedy-tight"])
+    bot = make_strategy((base, params, "greedy-tight"), random.Random(0))
+    assert bot.name == "greedy-tight" and bot.w["money"] == 0.5
