@@ -50,20 +50,21 @@ BASE_KINDS: dict[str, tuple[str, ...]] = {
 SIDES = ("left", "right")
 
 
-def power_kinds(power_actions) -> dict[str, tuple[str, ...]]:
-    kinds: dict[str, tuple[str, ...]] = {}
+def power_kinds(power_actions) -> dict[str, tuple]:
+    """Action kind -> (power action, argument types) for each board power action."""
+    kinds: dict[str, tuple] = {}
     for pa in power_actions:
         k = f"pw-{pa.id}"
         if pa.effect == "bridge":
-            kinds[k] = ("site",)
+            kinds[k] = (pa, ("site",))
         elif pa.effect in ("sail", "coins"):
-            kinds[k] = ()
+            kinds[k] = (pa, ())
         else:
-            kinds[k + "-build"] = ("hex",)
-            kinds[k + "-dig"] = ("hex",)
+            kinds[k + "-build"] = (pa, ("hex",))
+            kinds[k + "-dig"] = (pa, ("hex",))
             if pa.effect == "spade2":
-                kinds[k + "-dig2"] = ("hex", "hex")
-                kinds[k + "-build-dig"] = ("hex", "hex")
+                kinds[k + "-dig2"] = (pa, ("hex", "hex"))
+                kinds[k + "-build-dig"] = (pa, ("hex", "hex"))
     return kinds
 
 
@@ -72,7 +73,9 @@ class ActionCodec:
 
     def __init__(self, hexmap: HexMap, power_actions, tiles):
         self.map = hexmap
-        self.kinds = {**BASE_KINDS, **power_kinds(power_actions)}
+        power = power_kinds(power_actions)
+        self.kinds = {**BASE_KINDS, **{k: types for k, (_, types) in power.items()}}
+        self.power_of = {k: pa for k, (pa, _) in power.items()}
         self.tiles = set(tiles)
 
     def text(self, action: Action) -> str:

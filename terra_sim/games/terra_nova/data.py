@@ -106,10 +106,16 @@ class TerraNovaData:
     neutral_spaces: dict[int, tuple[int, ...]]  # terrain index -> marked hexes
     approximate: tuple[str, ...] = ()
     overrides: dict[str, Any] = field(default_factory=dict)
+    ring_table: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Transform costs are asked for on every legal-move scan: tabulate the ring once.
+        k = len(self.ring)
+        table = tuple(tuple(min(abs(a - b), k - abs(a - b)) for b in range(k)) for a in range(k))
+        object.__setattr__(self, "ring_table", table)
 
     def ring_distance(self, a: int, b: int) -> int:
-        d = abs(a - b) % len(self.ring)
-        return min(d, len(self.ring) - d)
+        return self.ring_table[a][b]
 
 
 def _effects(table: Any, where: str) -> dict[str, Any]:

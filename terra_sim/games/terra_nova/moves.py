@@ -64,10 +64,8 @@ def druid_exchange(p: "Player") -> list[Action]:
 
 
 def power_action_of(s: "TerraNovaState", kind: str) -> PowerAction:
-    for pa in s.data.power_actions:
-        if kind == f"pw-{pa.id}" or kind.startswith(f"pw-{pa.id}-"):
-            return pa
-    raise KeyError(kind)
+    """The board power action behind a `pw-...` action kind."""
+    return s.codec.power_of[kind]
 
 
 def turn_actions(s: "TerraNovaState", p: "Player") -> list[Action]:

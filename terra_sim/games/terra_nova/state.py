@@ -48,9 +48,15 @@ class Player:
         self.placed: list[int] = []  # hexes built on in the current action (town expansion)
 
     def copy(self) -> "Player":
+        # Search bots copy players thousands of times per game: spell the fields out.
         p = Player.__new__(Player)
-        for s in Player.__slots__:
-            setattr(p, s, getattr(self, s))
+        p.faction, p.eff, p.money = self.faction, self.eff, self.money
+        p.p1, p.p2, p.p3 = self.p1, self.p2, self.p3
+        p.houses, p.tps, p.palace_left, p.palace_right = (
+            self.houses, self.tps, self.palace_left, self.palace_right)
+        p.sail, p.bridges, p.towns = self.sail, self.bridges, self.towns
+        p.tiles_used = self.tiles_used
+        p.bonus, p.passed, p.used = self.bonus, self.passed, self.used
         p.vp = self.vp[:]
         p.placed = self.placed[:]
         return p
@@ -194,7 +200,7 @@ class TerraNovaState:
         return r & self.data.map.land
 
     def shovels(self, p: Player, h: int) -> int:
-        need = self.data.ring_distance(self.terrain[h], p.faction.home)
+        need = self.data.ring_table[self.terrain[h]][p.faction.home]
         cap = p.eff.get("max_shovels")
         return min(need, cap) if cap and need else need
 
@@ -303,7 +309,7 @@ class TerraNovaState:
             p.money -= data.costs["bridge"]
             self._build_bridge(seat, p, args[0])
         elif kind.startswith("pw-"):
-            pa = moves.power_action_of(self, kind)
+            pa = self.codec.power_of[kind]
             self.used_power = self.used_power | {pa.id}
             p.spend(self.power_cost(p, pa.cost))
             if pa.effect == "bridge":
