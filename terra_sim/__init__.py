@@ -2,7 +2,9 @@
 
 from terra_sim.core.record import GameRecord, play_game, replay_game
 from terra_sim.games import game_slugs, get_game
+from terra_sim.runner import RunResult, run_tournament
 
 __version__ = "0.1.0"
 
-__all__ = ["GameRecord", "play_game", "replay_game", "get_game", "game_slugs", "__version__"]
+__all__ = ["GameRecord", "play_game", "replay_game", "get_game", "game_slugs",
+           "run_tournament", "RunResult", "__version__"]

@@ -8,7 +8,8 @@ import click
 from terra_sim import __version__
 from terra_sim.core.errors import UserError
 
-COMMAND_MODULES = ("terra_sim.cli.listing", "terra_sim.cli.play")
+COMMAND_MODULES = ("terra_sim.cli.listing", "terra_sim.cli.play", "terra_sim.cli.run",
+                   "terra_sim.cli.report")
 
 
 class UserMistake(click.ClickException):

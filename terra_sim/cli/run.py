@@ -1,0 +1,127 @@
+"""`terra-sim run`, `replay` and `bench`: tournaments, replaying one logged game, throughput."""
+
+import sys
+
+import click
+
+from terra_sim.config import DESIGNS
+from terra_sim.games import game_slugs
+
+
+def _echo_summary(result) -> None:
+    table = result.faction_summary()
+    click.echo(f"\n{'faction':<18}{'games':>7}{'win share':>11}{'mean VP':>9}")
+    for row in table.iter_rows(named=True):
+        click.echo(f"{row['faction']:<18}{row['games']:>7}{row['win_share']:>10.1%}"
+                   f"{row['mean_vp']:>9.1f}")
+    m, s = result.manifest, result.stats
+    rate = f" ({(s.games + s.failed) / s.wall_s:.0f} games/s)" if s.wall_s else ""
+    click.echo(f"\n{m['finished_games']} of {m['planned_games']} games finished"
+               f"{rate}; run: {result.run_dir}")
+    if m["failed_games"]:
+        first = result.errors["game_id"][0]
+        click.echo(f"{m['failed_games']} games failed (see {result.run_dir / 'errors'}); "
+                   f"replay one with: terra-sim replay {result.run_dir} {first}")
+
+
+def _report(run_dir) -> None:
+    from terra_sim.analysis.report import build_report
+
+    click.echo(f"report: {build_report(run_dir).out_dir}")
+
+
+@click.command()
+@click.argument("config", required=False)
+@click.option("--game", type=click.Choice(game_slugs()), help="Which game (default terra-nova).")
+@click.option("--players", help="Player count, or several: 2,3,4 (default 4).")
+@click.option("--games", type=int, help="How many games (default 1000).")
+@click.option("--seed", type=int, help="Master seed: the same seed gives the same games.")
+@click.option("--workers", type=int, help="Worker processes (default: all cores).")
+@click.option("--chunk-size", type=int, help="Games per worker task (default: automatic).")
+@click.option("--out", help="Run folder (default runs/<game>-<timestamp>).")
+@click.option("--factions", help="Faction pool, comma-separated (default: all).")
+@click.option("--strategies", help="Strategy pool, comma-separated (default: the scripted bots).")
+@click.option("--per-seat", is_flag=True, default=None,
+              help="--strategies names one strategy per seat instead of a pool.")
+@click.option("--design", type=click.Choice(DESIGNS),
+              help="balanced: every faction equally often in every seat; random: drawn.")
+@click.option("--resume", type=click.Path(file_okay=False),
+              help="Finish the missing games of an interrupted run.")
+@click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
+@click.option("--no-report", is_flag=True, help="Do not build the report.")
+def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
+        per_seat, design, resume, no_actions, no_report) -> None:
+    """Play a tournament and log it to Parquet.
+
+    CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
+    Terra Nova games between the shipped bots. Options override the config.
+    Ctrl-C keeps every finished chunk; --resume DIR plays the missing games.
+    """
+    from terra_sim.runner import RunInterrupted, run_tournament
+
+    try:
+        result = run_tournament(
+            config, resume=resume, progress=True, game=game, players=players, games=games,
+            seed=seed, workers=workers, chunk_size=chunk_size, out=out, factions=factions,
+            strategies=strategies, per_seat=per_seat, design=design,
+            actions=False if no_actions else None)
+    except RunInterrupted as e:
+        click.echo(f"\nInterrupted: {e.finished} of {e.planned} games are kept in {e.run_dir}; "
+                   f"finish with: terra-sim run --resume {e.run_dir}", err=True)
+        sys.exit(130)
+    _echo_summary(result)
+    if not no_report and result.manifest["config"]["report"]:
+        _report(result.run_dir)
+    if result.failed:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
+@click.argument("game_id", type=int)
+@click.option("--step", is_flag=True, help="Print every action with the VP after it.")
+def replay(run_dir, game_id, step) -> None:
+    """Replay one logged game and check its scores.
+
+    Prints game GAME_ID of the run in RUN_DIR round by round, then the final map; exits 1 if
+    the replayed scores differ from the logged ones.
+    """
+    from terra_sim.replay import replay as replay_game
+
+    result = replay_game(run_dir, game_id, step=step, echo=click.echo)
+    if not result.matches:
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--game", type=click.Choice(game_slugs()), default="terra-nova", show_default=True,
+              help="Which game.")
+@click.option("--players", default="4", show_default=True, help="Player count(s): 4 or 2,3,4.")
+@click.option("--games", type=int, default=200, show_default=True, help="Games per measurement.")
+@click.option("--strategies", help="Strategy pool (default: the scripted bots).")
+@click.option("--workers", type=int, help="Workers for the parallel run (default: all cores).")
+def bench(game, players, games, strategies, workers) -> None:
+    """Measure games/s and decisions/s, 1 worker vs all.
+
+    Also shows the share of time spent writing Parquet and lost to inter-process overhead.
+    """
+    from terra_sim.bench import bench as run_bench
+
+    lines, memory = run_bench(game, players, games, strategies, workers)
+    click.echo(f"{'workers':>7}{'games':>7}{'wall s':>8}{'games/s':>9}{'decisions/s':>13}"
+               f"{'parquet':>9}{'overhead':>10}{'cpu':>6}")
+    for b in lines:
+        click.echo(f"{b.workers:>7}{b.games:>7}{b.wall_s:>8.2f}{b.games_per_s:>9.1f}"
+                   f"{b.decisions_per_s:>13.0f}{b.parquet_share:>9.1%}{b.overhead_share:>10.1%}"
+                   f"{b.cpu_share:>6.0%}")
+    if len(lines) == 2:
+        click.echo(f"speed-up with {lines[1].workers} workers: "
+                   f"{lines[1].games_per_s / lines[0].games_per_s:.2f}x")
+    if any(b.cpu_share < 0.9 for b in lines):
+        click.echo("note: workers got under 90% of a core (cpu column): other programs are "
+                   "competing, so the figures understate this machine's speed")
+    click.echo(f"peak memory: parent {memory['parent']:.0f} MiB, "
+               f"largest worker {memory['worker']:.0f} MiB")
+
+
+COMMANDS = [run, replay, bench]

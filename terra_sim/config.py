@@ -1,0 +1,215 @@
+"""Run configuration: TOML files, the embedded default run, and merging command-line overrides.
+
+A config file looks like configs/*.toml: top-level keys of RunConfig, plus the tables
+[options] (game options), [strategies] (`pool` or `seats`, and named variants as sub-tables
+with a `base` strategy and its parameters) and [overrides] (what-if game data).
+"""
+
+import os
+import random
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from terra_sim.core.errors import UserError
+
+DESIGNS = ("balanced", "random")
+# Search bots and the baseline are left out of the default mix: it should show the scripted
+# bots playing each other at a speed a first run can afford.
+NOT_SCRIPTED = ("random", "mcts")
+# Keys that change what a run's games are; the others only change how it is executed.
+CONTENT_KEYS = ("game", "players", "games", "seed", "design", "factions", "strategies",
+                "per_seat", "variants", "options", "overrides", "actions", "decision_timeout")
+
+
+@dataclass
+class RunConfig:
+    game: str = "terra-nova"
+    players: list[int] = field(default_factory=lambda: [4])
+    games: int = 1000
+    seed: int = 1
+    design: str = "balanced"
+    factions: list[str] | None = None  # the faction pool; None: every faction of the game
+    strategies: list[str] | None = None  # a pool (or one per seat); None: the scripted bots
+    per_seat: bool = False  # strategies lists one strategy per seat, not a pool
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {base, params}
+    options: dict[str, str] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    actions: bool = True  # log every action (needed to replay without re-playing)
+    decision_timeout: float | None = None
+    workers: int = 0  # 0: one per core
+    chunk_size: int = 0  # games per task; 0: chosen from games and workers
+    out: str | None = None
+    report: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def content(self) -> dict[str, Any]:
+        d = self.to_dict()
+        return {k: d[k] for k in CONTENT_KEYS}
+
+    @property
+    def n_workers(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+
+def default_strategies() -> list[str]:
+    """The scripted bots registered now (the registry grows as bots are added)."""
+    import strategies
+
+    scripted = [name for name in strategies.REGISTRY if name not in NOT_SCRIPTED]
+    return scripted or ["random"]
+
+
+def _expect(value: Any, types: Any, key: str, what: str) -> Any:
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
+        raise UserError(f"config: {key} must be {what}, got {value!r}")
+    return value
+
+
+def _tuple(types: Any) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _str_list(value: Any, key: str) -> list[str]:
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    _expect(value, list, key, "a list of names")
+    for v in value:
+        _expect(v, str, key, "a list of names")
+    return list(value)
+
+
+def _players(value: Any) -> list[int]:
+    if isinstance(value, str):
+        try:
+            value = [int(v) for v in value.split(",")]
+        except ValueError:
+            raise UserError(f"players must be a number or a list like 2,3,4: {value!r}") from None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    _expect(value, list, "players", "a number or a list of numbers")
+    for v in value:
+        _expect(v, int, "players", "a number or a list of numbers")
+    return sorted(set(value))
+
+
+def from_dict(data: dict[str, Any], base: RunConfig | None = None) -> RunConfig:
+    """A RunConfig from a parsed TOML document (or keyword overrides) on top of `base`."""
+    cfg = RunConfig(**(base.to_dict() if base else {}))
+    valid = {f.name for f in fields(RunConfig)}
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key == "strategies" and isinstance(value, dict):
+            _strategies_table(cfg, value)
+        elif key == "variants":
+            _strategies_table(cfg, _expect(value, dict, key, "a table"))
+        elif key not in valid:
+            raise UserError(f"config: unknown key {key!r} (valid: {', '.join(sorted(valid))})")
+        elif key == "players":
+            cfg.players = _players(value)
+        elif key in ("factions", "strategies"):
+            setattr(cfg, key, _str_list(value, key))
+        elif key in ("options", "overrides"):
+            setattr(cfg, key, _expect(value, dict, key, "a table"))
+        elif key in ("games", "seed", "workers", "chunk_size"):
+            setattr(cfg, key, _expect(value, int, key, "an integer"))
+        elif key in ("actions", "report", "per_seat"):
+            setattr(cfg, key, _expect(value, bool, key, "true or false"))
+        elif key == "decision_timeout":
+            cfg.decision_timeout = float(_expect(value, (int, float), key, "a number of seconds"))
+        else:
+            value = str(value) if key == "out" and isinstance(value, Path) else value
+            setattr(cfg, key, _expect(value, str, key, "a string"))
+    return cfg
+
+
+def _strategies_table(cfg: RunConfig, table: dict[str, Any]) -> None:
+    for key, value in table.items():
+        if key in ("pool", "seats"):
+            cfg.strategies = _str_list(value, f"strategies.{key}")
+            cfg.per_seat = key == "seats"
+        elif isinstance(value, dict):
+            if not isinstance(value.get("base"), str):
+                raise UserError(f"config: strategy variant {key!r} needs base = \"<strategy>\"")
+            cfg.variants[key] = dict(value)
+        else:
+            raise UserError(f"config: [strategies] holds pool = [...] or seats = [...] and "
+                            f"[strategies.<variant>] tables, not {key!r}")
+
+
+def load(path: str | Path | None) -> RunConfig:
+    """The config in a TOML file, or the embedded default run when `path` is None."""
+    if path is None:
+        return RunConfig()
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"config file not found: {path}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"config {path}: not valid TOML: {e}") from None
+    return from_dict(data)
+
+
+def validate(cfg: RunConfig) -> RunConfig:
+    """Check every name against the game and the strategy registry; fill in the defaults."""
+    import strategies
+    from terra_sim.games import get_game
+
+    g = get_game(cfg.game, cfg.overrides or None)
+    if cfg.design not in DESIGNS:
+        raise UserError(f"unknown design {cfg.design!r} (valid: {', '.join(DESIGNS)})")
+    if cfg.games < 1:
+        raise UserError(f"games must be at least 1, got {cfg.games}")
+    if cfg.workers < 0 or cfg.chunk_size < 0:
+        raise UserError("workers and chunk_size must be 0 (automatic) or more")
+    if cfg.seed < 0:
+        raise UserError(f"seed must be 0 or more, got {cfg.seed}")
+    bad = [n for n in cfg.players if n not in g.player_counts]
+    if bad or not cfg.players:
+        raise UserError(f"{g.slug} plays with {', '.join(map(str, g.player_counts))} players, "
+                        f"not {', '.join(map(str, bad))}")
+    all_factions = g.faction_slugs()
+    if cfg.factions is None:
+        cfg.factions = list(all_factions)
+    unknown = [f for f in cfg.factions if f not in all_factions]
+    if unknown:
+        raise UserError(f"unknown faction {unknown[0]!r} (valid: {', '.join(all_factions)})")
+    if len(set(cfg.factions)) != len(cfg.factions):
+        raise UserError("the faction pool names a faction twice")
+    allowed = g.option_names()
+    for key, value in cfg.options.items():
+        if key not in allowed:
+            raise UserError(f"unknown option {key!r} for {g.slug} (valid: {', '.join(allowed)})")
+        if value not in allowed[key]:
+            raise UserError(f"option {key} = {value!r} is not one of {', '.join(allowed[key])}")
+    if cfg.strategies is None:
+        cfg.strategies = default_strategies()
+    if not cfg.strategies:
+        raise UserError("the strategy pool is empty")
+    if cfg.per_seat and (len(cfg.players) != 1 or len(cfg.strategies) != cfg.players[0]):
+        raise UserError(f"one strategy per seat needs a single player count and as many "
+                        f"strategies as seats (got players {cfg.players}, "
+                        f"{len(cfg.strategies)} strategies)")
+    for name in cfg.variants:
+        if name in strategies.REGISTRY:
+            raise UserError(f"strategy variant {name!r} shadows the built-in strategy {name!r}")
+    for name in cfg.strategies:
+        # Built once here so a bad name or parameter is a user mistake, not 1,000 failed games.
+        strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), game=g.slug)
+    return cfg
+
+
+def strategy_spec(cfg: RunConfig | dict[str, Any], name: str) -> Any:
+    """What play_game takes for strategy `name`: the name, or (base, params) for a variant."""
+    variants = cfg["variants"] if isinstance(cfg, dict) else cfg.variants
+    if name not in variants:
+        return name
+    import strategies
+
+    base, params = strategies.variant_spec(name, variants[name])
+    return (base, params, name)  # the third item makes the bot report the variant's name

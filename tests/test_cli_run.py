@@ -1,0 +1,220 @@
+"""`terra-sim run`, `replay` and `bench` through the command line, tables read back with polars."""
+
+import json
+from pathlib import Path
+
+import click
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from terra_sim.cli import cli
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+BOOM = '''
+from strategies.base import Strategy
+
+
+class Boom(Strategy):
+    name = "boom"
+
+    def choose(self, state, legal):
+        raise ValueError("this bot always fails")
+'''
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def run_ok(out, *args):
+    result = invoke("run", "--out", out, "--no-report", "--strategies", "random", *args)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_run_writes_parquet_and_prints_the_summary(tmp_path):
+    out = tmp_path / "run"
+    result = run_ok(out, "--games", 8, "--workers", 2, "--players", "3,4", "--seed", 5)
+    assert "win share" in result.output and "mean VP" in result.output
+    assert "8 of 8 games finished" in result.output and str(out) in result.output
+    games = pl.scan_parquet(out / "games" / "*.parquet").collect()
+    players = pl.scan_parquet(out / "players" / "*.parquet").collect()
+    assert sorted(games["game_id"]) == list(range(8))
+    assert players.height == 4 * 3 + 4 * 4
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["master_seed"] == 5 and manifest["player_counts"] == [3, 4]
+    assert manifest["finished_games"] == manifest["planned_games"] == 8
+
+
+def test_default_run_with_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("run", "--games", 4, "--workers", 1)
+    assert result.exit_code == 0, result.output
+    runs = list((tmp_path / "runs").iterdir())
+    assert len(runs) == 1 and runs[0].name.startswith("terra-nova-")
+    assert "report:" in result.output
+    assert pl.read_parquet(runs[0] / "players" / "*.parquet")["n_players"].unique().to_list() == [4]
+
+
+def test_replay_checks_scores_and_prints_rounds_and_map(tmp_path):
+    out = tmp_path / "run"
+    run_ok(out, "--games", 3, "--workers", 1)
+    result = invoke("replay", out, 2)
+    assert result.exit_code == 0, result.output
+    assert "Round 1" in result.output and "Round 5" in result.output
+    assert "Scores match the log." in result.output
+    vp = pl.read_parquet(out / "players" / "*.parquet").filter(pl.col("game_id") == 2)["vp"]
+    for v in vp:
+        assert f": {v} VP" in result.output
+    step = invoke("replay", out, 2, "--step")
+    n_actions = pl.read_parquet(out / "games" / "*.parquet").filter(
+        pl.col("game_id") == 2)["n_actions"].item()
+    assert f"{n_actions - 1:4d} seat" in step.output and "(vp " in step.output
+
+
+def test_replay_without_action_log_replays_from_seed(tmp_path):
+    out = tmp_path / "run"
+    run_ok(out, "--games", 2, "--workers", 1, "--no-actions")
+    result = invoke("replay", out, 1)
+    assert result.exit_code == 0, result.output
+    assert "re-playing the game from its seed" in result.output
+    assert "Scores match the log." in result.output
+
+
+def test_failed_games_are_logged_and_exit_1(tmp_path):
+    bot = tmp_path / "boom.py"
+    bot.write_text(BOOM)
+    out = tmp_path / "run"
+    result = invoke("run", "--out", out, "--no-report", "--games", 6, "--workers", 2,
+                    "--players", 2, "--strategies", f"{bot}:Boom,random", "--per-seat")
+    assert result.exit_code == 1, result.output
+    assert "6 games failed" in result.output and f"terra-sim replay {out} 0" in result.output
+    errors = pl.read_parquet(out / "errors" / "*.parquet")
+    assert errors.height == 6 and errors["message"].str.contains("always fails").all()
+    replay = invoke("replay", out, 0)
+    assert "failed in the run" in replay.output and "ValueError" in replay.output
+    assert replay.exit_code == 1
+
+
+def test_resume_finishes_only_missing_games(tmp_path):
+    out = tmp_path / "run"
+    run_ok(out, "--games", 6, "--workers", 1, "--chunk-size", 2)
+    before = pl.read_parquet(out / "actions" / "*.parquet").sort("game_id", "index")
+    (out / "games" / "part-00000002-00000003.parquet").unlink()
+    result = invoke("run", "--resume", out, "--no-report", "--workers", 2)
+    assert result.exit_code == 0, result.output
+    after = pl.read_parquet(out / "actions" / "*.parquet").sort("game_id", "index")
+    assert after.equals(before)
+    assert sorted(pl.read_parquet(out / "games" / "*.parquet")["game_id"]) == list(range(6))
+
+
+def test_same_out_same_config_continues_and_different_config_is_refused(tmp_path):
+    out = tmp_path / "run"
+    run_ok(out, "--games", 2, "--workers", 1)
+    again = run_ok(out, "--games", 2, "--workers", 1)
+    assert "2 of 2 games finished" in again.output
+    result = invoke("run", "--out", out, "--no-report", "--strategies", "random",
+                    "--games", 3)
+    assert result.exit_code == 2
+    assert "already holds a different run" in result.output and "games" in result.output
+
+
+def test_configs_run(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text('games = 3\nworkers = 1\nplayers = 2\n[options]\nvariant = "planner"\n'
+                      '[strategies]\npool = ["random", "calm"]\n'
+                      '[strategies.calm]\nbase = "random"\n')
+    out = tmp_path / "run"
+    result = invoke("run", config, "--out", out, "--no-report", "--games", 4)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["planned_games"] == 4 and manifest["options"] == {"variant": "planner"}
+    assert pl.read_parquet(out / "games" / "*.parquet")["variant"].unique().to_list() == [
+        manifest["variant"]]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.toml")))
+def test_shipped_configs_are_valid(name):
+    from terra_sim.config import load, validate
+
+    cfg = validate(load(CONFIGS / name))  # every game, faction, strategy and override name
+    assert cfg.games > 0 and (CONFIGS / name).read_text().startswith("#")
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--game", "terra-mystica"], "terra-nova"),
+    (["--factions", "golems,elves"], "unknown faction 'elves'"),
+    (["--strategies", "genius"], "unknown strategy 'genius'"),
+    (["--players", "5"], "not 5"),
+    (["--players", "four"], "players must be"),
+    (["--design", "clever"], "balanced"),
+    (["--games", "0"], "at least 1"),
+    (["--per-seat", "--strategies", "random,random"], "one strategy per seat"),
+    (["--factions", "golems,fire-sprites,druids,fairies"], "same colour"),
+    (["--resume", "{tmp}"], "no run here"),
+    (["{tmp}/lucky.toml", "--players", "2,4"], "lucky-digger"),
+    (["{tmp}/missing.toml"], "config file not found"),
+])
+def test_user_mistakes_exit_2_with_one_clear_line(tmp_path, args, expected):
+    (tmp_path / "lucky.toml").write_text('[options]\nvariant = "lucky-digger"\n')
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = invoke("run", "--out", tmp_path / "r", "--no-report", *args)
+    assert result.exit_code == 2, result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("games = [", "not valid TOML"),
+    ("gmaes = 3", "unknown key 'gmaes'"),
+    ("games = 'ten'", "games must be an integer"),
+    ("[strategies]\nlist = 3", "pool = [...]"),
+    ("[strategies.x]\nbias = 2", "needs base"),
+    ("[strategies]\npool = ['x']\n[strategies.x]\nbase = 'random'\nbias = 2", "unknown param"),
+    ("[options]\nvariant = 'huge'", "variant = 'huge'"),
+    ("[options]\ncolour = 'red'", "unknown option 'colour'"),
+    ("[overrides.factions.factions.golems]\nstart_cash = 9", "no such field"),
+])
+def test_malformed_configs_exit_2(tmp_path, text, expected):
+    config = tmp_path / "bad.toml"
+    config.write_text(text)
+    result = invoke("run", config, "--out", tmp_path / "r", "--no-report")
+    assert result.exit_code == 2, result.output
+    assert expected in result.output and "Traceback" not in result.output
+
+
+def test_resume_cannot_change_the_run(tmp_path):
+    out = tmp_path / "run"
+    run_ok(out, "--games", 2, "--workers", 1)
+    result = invoke("run", "--resume", out, "--games", 5)
+    assert result.exit_code == 2 and "cannot change games" in result.output
+
+
+def test_non_run_folder_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    result = invoke("run", "--out", tmp_path, "--no-report", "--games", 2)
+    assert result.exit_code == 2 and "holds no run" in result.output
+
+
+def test_replay_mistakes_exit_2(tmp_path):
+    out = tmp_path / "run"
+    run_ok(out, "--games", 2, "--workers", 1)
+    result = invoke("replay", out, 99)
+    assert result.exit_code == 2 and "game 99 is not in" in result.output
+    assert invoke("replay", tmp_path, 0).exit_code == 2
+
+
+def test_bench_reports_throughput(tmp_path):
+    result = invoke("bench", "--games", 4, "--strategies", "random", "--workers", 2)
+    assert result.exit_code == 0, result.output
+    assert "games/s" in result.output and "decisions/s" in result.output
+    assert "speed-up with 2 workers" in result.output and "peak memory" in result.output
+
+
+@pytest.mark.parametrize("command", ["run", "replay", "bench"])
+def test_every_command_has_help(command):
+    result = invoke(command, "--help")
+    assert result.exit_code == 0
+    assert cli.commands[command].help and "Usage:" in result.output
+    assert all(p.help for p in cli.commands[command].params if isinstance(p, click.Option))
