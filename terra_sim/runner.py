@@ -135,10 +135,9 @@ def _rows_for(rec: Any, spec: GameSpec, g: Any, variant: str, cols: dict[str, di
     best = max(vp)
     winners = vp.count(best)
     mean = sum(vp) / n
-    logged = bool(rec.actions)
     game_row = {
         "game_id": spec.game_id, "seed": spec.seed, "game": g.slug, "n_players": n,
-        "variant": variant, "rounds": rec.rounds, "n_actions": len(rec.actions) if logged else None,
+        "variant": variant, "rounds": rec.rounds, "n_actions": rec.n_decisions,
         "duration_s": rec.duration_s,
         "round_tiles": ",".join(map(str, rec.setup.get("round_tiles", []))),
         "bonus_tiles": ",".join(map(str, rec.setup.get("bonus_tiles", []))),
@@ -193,7 +192,7 @@ def play_chunk(content_json: str, ids: list[int]) -> tuple[list[int], dict, dict
             continue
         _rows_for(rec, spec, g, variant, cols)
         stats["games"] += 1
-        stats["decisions"] += len(rec.actions)
+        stats["decisions"] += rec.n_decisions
     stats["play_s"] = time.perf_counter() - t0
     stats["cpu_s"] = time.process_time() - cpu0
     return ids, cols, stats

@@ -191,7 +191,7 @@ def test_ties_share_rank_and_win(vp, rank, win):
     n = len(vp)
     rec = SimpleNamespace(
         final_vp=vp, factions=g.faction_slugs()[:n], actions=["a"], action_seats=[0],
-        action_rounds=[1], action_vp=[0], rounds=5, duration_s=0.1, setup={},
+        action_rounds=[1], action_vp=[0], rounds=5, n_decisions=1, duration_s=0.1, setup={},
         breakdown=[{"round": v} for v in vp])
     spec = SimpleNamespace(game_id=0, seed=1, strategies=["random"] * n)
     cols = {t: {k: [] for k in s} for t, s in storage.schemas(g.categories).items()}
@@ -224,7 +224,7 @@ def test_result_tables_come_from_disk(tmp_path):
     result = run_tournament(games=3, strategies="random", workers=1, out=tmp_path / "r",
                             actions=False)
     assert result.actions.height == 0 and result.actions.schema["action"] == pl.String
-    assert result.games["n_actions"].null_count() == 3
+    assert (result.games["n_actions"] > 0).all()  # counted even without the action log
     assert result.players.height == 12
 
 

@@ -26,6 +26,7 @@ class GameRecord:
     action_rounds: list[int] = field(default_factory=list)
     action_vp: list[int] = field(default_factory=list)  # the acting seat's VP after the action
     rounds: int = 0
+    n_decisions: int = 0  # counted even when the action log is off
     duration_s: float = 0.0
     decision_s: list[float] = field(default_factory=list)  # time spent choosing, by seat
 
@@ -108,6 +109,7 @@ def play_game(
     log: dict[str, list] = {"actions": [], "action_seats": [], "action_rounds": [],
                             "action_vp": []}
     spent = [0.0] * n
+    decisions = 0
     while not state.is_over():
         seat = state.current_player()
         legal = state.legal_actions()
@@ -123,6 +125,7 @@ def play_game(
                                 f"took {dt:.3f}s for one decision (limit {decision_timeout}s)")
         if action not in legal:
             raise StrategyError(seat, names[seat], f"returned an illegal action {action!r}")
+        decisions += 1
         if log_actions:
             log["actions"].append(state.action_text(action))
             log["action_seats"].append(seat)
@@ -133,6 +136,7 @@ def play_game(
     rec = _record(g, state, setup, names, log)
     rec.duration_s = time.perf_counter() - t0
     rec.decision_s = spent
+    rec.n_decisions = decisions
     return rec
 
 
@@ -163,4 +167,6 @@ def replay_game(record_or_setup: GameRecord | dict, actions: list[str] | None = 
         log["action_vp"].append(state.vp()[seat])
     if not state.is_over():
         raise IllegalAction(f"the game is not over after {len(actions)} actions")
-    return _record(g, state, setup, ["replay"] * len(setup["factions"]), log)
+    rec = _record(g, state, setup, ["replay"] * len(setup["factions"]), log)
+    rec.n_decisions = len(actions)
+    return rec
