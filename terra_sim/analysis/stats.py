@@ -87,41 +87,31 @@ def win_share_test(wins, expected_wins, variance) -> np.ndarray:
         return np.where(v > 0, 2 * sps.norm.sf(np.abs(z)), np.nan)
 
 
-def holm(pvalues) -> np.ndarray:
-    """Holm step-down adjusted p-values (controls the family-wise error rate). NaN stays NaN and
-    does not count towards the family size."""
+def _step(pvalues, adjust_sorted) -> np.ndarray:
+    """Apply a step-wise adjustment to the non-NaN p-values (sorted ascending for
+    `adjust_sorted`, results put back in place). NaN stays NaN and is not counted in the family."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     q = p[ok]
-    m = q.size
-    if m == 0:
+    if q.size == 0:
         return out
     order = np.argsort(q, kind="stable")
-    scaled = (m - np.arange(m)) * q[order]
-    adj = np.minimum(np.maximum.accumulate(scaled), 1.0)
-    res = np.empty(m)
-    res[order] = adj
+    res = np.empty(q.size)
+    res[order] = np.minimum(adjust_sorted(q[order], q.size), 1.0)
     out[ok] = res
     return out
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm step-down adjusted p-values (controls the family-wise error rate)."""
+    return _step(pvalues, lambda q, m: np.maximum.accumulate((m - np.arange(m)) * q))
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (controls the false discovery rate). NaN stays NaN."""
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0:
-        return out
-    order = np.argsort(q, kind="stable")
-    scaled = q[order] * m / np.arange(1, m + 1)
-    adj = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
-    res = np.empty(m)
-    res[order] = adj
-    out[ok] = res
-    return out
+    """Benjamini-Hochberg adjusted p-values (controls the false discovery rate)."""
+    return _step(pvalues, lambda q, m: np.minimum.accumulate((q * m / np.arange(1, m + 1))[::-1])
+                 [::-1])
 
 
 CORRECTIONS = {"holm": ("Holm", holm), "bh": ("Benjamini-Hochberg", benjamini_hochberg)}
