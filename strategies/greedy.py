@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from strategies.base import Strategy
 from strategies.valuation import (
     DEFAULT_WEIGHTS,
-    TOWN_TILE_VP,
+    TOWN_STEP_SHARE,
     Context,
     bonus_tile_value,
     builds_house,
@@ -27,10 +27,11 @@ from strategies.valuation import (
     round_event,
     shovels_used,
     town_tile_value,
-    town_would_found,
+    town_worth,
     valuation,
 )
-from terra_sim.core.hexmap import bits
+from terra_sim.core.hexmap import bits, components
+from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import power_action_of
 
@@ -209,9 +210,7 @@ class GreedyStrategy(Strategy):
             if nh < len(p.faction.house_coins):
                 s += 2 * (p.faction.house_coins[nh] * w["income_coins"]
                           + p.faction.house_power[nh] * w["income_power"])
-            if p.towns or p.buildings.bit_count() >= 3:
-                if town_would_found(state, p, h):
-                    s += TOWN_TILE_VP * w["town"]
+            s += self.town_gain(p, h, False)
         elif kind in ("upgrade", "free-tp", "inventor-tp"):
             h = args[0]
             s += w["tp"] + (w["round_now"] * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
@@ -221,15 +220,17 @@ class GreedyStrategy(Strategy):
                           + p.faction.tp_power[nt] * w["income_power"])
             if kind != "inventor-tp":
                 s -= w["house"]
-                if town_would_found(state, p, h):
-                    s += TOWN_TILE_VP * w["town"]
+                s += self.town_gain(p, h, True)
+            else:
+                s += self.town_gain(p, h, False)
         elif kind == "palace":
             s += 1.0 + (w["round_now"] * evp if ev == "palace" else 0)
             s += palace_gain(state, p, args[1], w) + self.palace_side_value(state, p, args[1])
+            s += self.town_gain(p, args[0], True)
         elif kind in ("sail", "pw-sail"):
             s += 2.5 + w["sail"] + w["spread"] + (w["round_now"] * evp if ev == "sail" else 0)
         elif kind in ("bridge",) or kind.startswith("pw-bridge"):
-            s += 0.6 + w["spread"]
+            s += 0.6 + w["spread"] + self.bridge_town_gain(state, args[0])
         elif kind.endswith("dig") or kind.endswith("dig2"):
             s += 0.4 * max(hq.get(h, 0.0) for h in args) - 0.8
         elif kind.startswith("pw-"):
@@ -240,7 +241,74 @@ class GreedyStrategy(Strategy):
             s += w["power_action"]
         return s + self.bias(state, p, a)
 
+    def town_groups(self, state: Any, p: Any) -> None:
+        """Remember p's groups outside towns (size, value per hex) so the prefilter can see which
+        builds and upgrades bring a town closer, as the look-ahead's valuation will."""
+        self._groups: dict[int, tuple[int, int, int]] = {}  # hex -> (group id, size, value)
+        self._worth = 0.0
+        self._best = len(TOWN_STEP_SHARE)
+        self._tadj = towns.town_adjacency(state, p)
+        if len(p.tiles_used) >= len(state.data.town_tiles):
+            return
+        self._worth = town_worth(state, p, self.w) * self.w["town"]
+        self._need = p.eff.get("town_value", state.data.town_min_value)
+        self._min_b = state.data.town_min_buildings
+        bv = state.data.building_value
+        self._bv_house = bv["house"]
+        for gid, g in enumerate(components(p.buildings & ~p.towns, self._tadj)):
+            n = g.bit_count()
+            nh, nt = (g & p.houses).bit_count(), (g & p.tps).bit_count()
+            val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
+            for h in bits(g):
+                self._groups[h] = (gid, n, val)
+            self._best = min(self._best, max(self._min_b - n, self._need - val, 1))
+        self._towns_mask = p.towns
+
+    def town_gain(self, p: Any, h: int, upgrade: bool) -> float:
+        """The town progress (or founding) a building on h adds, in the valuation's terms."""
+        if not self._worth:
+            return 0.0
+        if upgrade:
+            if h not in self._groups:
+                return 0.0
+            _, n, val = self._groups[h]
+            val += 1
+        else:
+            if self._tadj[h] & self._towns_mask:
+                return 0.0  # it joins a town instead
+            n, val = 1, self._bv_house
+            seen = set()
+            for x in bits(self._tadj[h]):
+                g = self._groups.get(x)
+                if g and g[0] not in seen:
+                    seen.add(g[0])
+                    n += g[1]
+                    val += g[2]
+        if n >= self._min_b and val >= self._need:
+            return self._worth * (1.0 - self.share(self._best))
+        steps = max(self._min_b - n, self._need - val, 1)
+        return self._worth * max(0.0, self.share(steps) - self.share(self._best))
+
+    def bridge_town_gain(self, state: Any, site: int) -> float:
+        """The town progress of a bridge joining two of p's groups outside towns."""
+        if not self._worth:
+            return 0.0
+        ends = [self._groups.get(h) for h in state.data.map.bridge_sites[site]]
+        if not all(ends) or ends[0][0] == ends[1][0]:
+            return 0.0
+        n = ends[0][1] + ends[1][1]
+        val = ends[0][2] + ends[1][2]
+        if n >= self._min_b and val >= self._need:
+            return self._worth * (1.0 - self.share(self._best))
+        steps = max(self._min_b - n, self._need - val, 1)
+        return self._worth * max(0.0, self.share(steps) - self.share(self._best))
+
+    @staticmethod
+    def share(steps: int) -> float:
+        return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
+
     def prune(self, state: Any, p: Any, cands: list[Action], extra: dict) -> list[Action]:
+        self.town_groups(state, p)
         hexes = 0
         for a in cands:
             if a.args and isinstance(a.args[0], int) and a.kind not in ("bridge",) and not (

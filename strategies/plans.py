@@ -97,7 +97,7 @@ class TownBuilderStrategy(GreedyStrategy):
     name = "town-builder"
     description = ("Clusters buildings to found towns early and often; picks town tiles by "
                    "need (money, power, sailing or points).")
-    plan_weights = {"town": 2.2, "cluster": 1.5, "spread": 0.0, "reach": 0.05,
+    plan_weights = {"town": 2.0, "cluster": 1.5, "spread": 0.0, "reach": 0.08,
                     "territory": 0.8}
 
     def bias(self, state: Any, p: Any, a: Action) -> float:

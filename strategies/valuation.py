@@ -25,7 +25,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "palace_ability": 1.0,  # scales the per-round value of palace abilities
     "reach": 0.08,  # per cheap free hex in reach
     "territory": 0.6,  # share of the territory points the current networks would get
-    "town": 1.0,  # progress towards the next town
+    "town": 1.6,  # founded towns and progress towards the next one (scales their worth)
     "opponent_adjacent": 0.25,  # per own building touching an opponent (cheap TPs, power)
     "prepared": 0.6,  # per free home-terrain hex in reach (up to 3): a house without shovels
     "sail": 0.4,  # a sailing level beyond its VP (reach across the river)
@@ -55,7 +55,6 @@ ABILITY_VALUE: dict[str, float] = {
     "tp_cost_adjacent": 0.8,
     "tp_cost_alone": 0.3,
 }
-TOWN_TILE_VP = 7.0  # a founded town's typical worth: tile VP plus its bonus
 
 
 def round_event(state: Any, r: int) -> tuple[str, int]:
@@ -97,22 +96,55 @@ def ability_value(p: Any) -> float:
     return v
 
 
-def town_progress(state: Any, p: Any) -> float:
-    """0..1: how close p's best group outside towns is to founding a town."""
+# Share of a town's worth that a group already "holds", by the building actions (a house next
+# to it, or an upgrade inside it) it still needs: steep near the end, so the last steps of a town
+# outbid a fresh house elsewhere, while a lone house is barely a start.
+TOWN_STEP_SHARE = (1.0, 0.6, 0.4, 0.26, 0.15, 0.08, 0.03)
+
+
+def town_steps(state: Any, p: Any) -> int:
+    """Building actions p's most advanced group outside towns needs to found a town.
+
+    Every house added to a group or upgrade inside it adds 1 to the group's value, so a group of
+    n buildings worth v needs max(min_buildings - n, threshold - v) more actions, as long as an
+    upgrade (trading posts left, a palace not built) or a free neighbour remains for each.
+    Returns len(TOWN_STEP_SHARE) when no town can be founded any more.
+    """
+    far = len(TOWN_STEP_SHARE)
     if len(p.tiles_used) >= len(state.data.town_tiles):
-        return 0.0
+        return far
     need = p.eff.get("town_value", state.data.town_min_value)
     min_b = state.data.town_min_buildings
+    loose = p.buildings & ~p.towns
+    if not loose:
+        return far
     adj = towns.town_adjacency(state, p)
-    best = 0.0
-    for g in components(p.buildings & ~p.towns, adj):
+    bv = state.data.building_value
+    houses, tps = p.houses, p.tps
+    best = far
+    for g in components(loose, adj):
         n = g.bit_count()
-        if n < 2:
-            continue
-        val = towns.value(state, p, g)
-        prog = min(1.0, val / need) * min(1.0, n / min_b)
-        best = max(best, prog)
+        nh, nt = (g & houses).bit_count(), (g & tps).bit_count()
+        val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
+        steps = max(min_b - n, need - val, 1)
+        best = min(best, steps)
     return best
+
+
+def town_progress(state: Any, p: Any) -> float:
+    """0..1: how much of a town p's most advanced group outside towns already holds."""
+    steps = town_steps(state, p)
+    return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
+
+
+def town_worth(state: Any, p: Any, w: dict[str, float]) -> float:
+    """What founding a town now brings p: its best unused tile, the faction's town VP and the
+    current round tile's town VP."""
+    tiles = state.data.town_tiles
+    best = max((town_tile_value(state, p, t, w) for t in tiles if t not in p.tiles_used),
+               default=0.0)
+    event, vp = round_event(state, state.round)
+    return best + p.eff.get("town_vp", 0) + (vp if event == "town" else 0)
 
 
 def network_size(state: Any, p: Any) -> int:
@@ -188,9 +220,20 @@ def valuation(state: Any, seat: int, ctx: Context) -> float:
     size = network_size(state, p)
     terr = territory_share(size, ctx.others_network, data.territory_points)
     pending_towns = sum(1 for d, who in state.pending if d == "town" and who == seat)
-    v += pending_towns * TOWN_TILE_VP
+    # The town weight scales a founded town as well as the progress towards one, so a group one
+    # step from a town never holds more than founding it would bring.
+    worth = town_worth(state, p, w) * w["town"]
+    v += pending_towns * worth
+    if not p.passed and state.round >= 1:
+        v += dropout_vp(state, p)  # scored when p drops out this round: a building counts now
     if fut == 0:
-        return v + (p.money + p.p3) / data.coins_per_vp + terr
+        v += (p.money + p.p3) / data.coins_per_vp + terr
+        if not p.passed:
+            # the last round: a town one or two actions away still pays if money allows
+            steps = town_steps(state, p)
+            if steps <= 2 and p.money + p.p3 >= 7 * steps:
+                v += worth * TOWN_STEP_SHARE[steps] * 0.8
+        return v
     m = money_weight(state, w)
     v += m * p.money + w["power3"] * p.p3 + w["power2"] * p.p2 + w["power1"] * p.p1
     coins, power = mat_income(state, p)
@@ -202,7 +245,7 @@ def valuation(state: Any, seat: int, ctx: Context) -> float:
     v += w["territory"] * age * terr
     v += w["house"] * p.houses.bit_count() + w["tp"] * p.tps.bit_count()
     v += w["palace_ability"] * ability_value(p) * (fut + 0.5)
-    v += w["town"] * TOWN_TILE_VP * 0.6 * town_progress(state, p) ** 2
+    v += worth * town_progress(state, p)
     reach, ready = reach_value(state, p)
     v += w["reach"] * min(reach, 12.0) + w["prepared"] * min(ready, 3)
     v += w["sail"] * p.sail * min(fut, 3) / 3
@@ -215,6 +258,26 @@ def valuation(state: Any, seat: int, ctx: Context) -> float:
     if w["round_next"] and state.round < data.rounds:
         v += w["round_next"] * next_round_readiness(state, p)
     return v
+
+
+def dropout_vp(state: Any, p: Any) -> int:
+    """The VP p would get for dropping out now from its bonus tile and abilities (settlements
+    on the edge left out: they need a components pass and are rare)."""
+    vp = 0
+    if p.bonus:
+        b = state.data.bonus_tiles[p.bonus]
+        vp += (b["dropout_house_vp"] * p.houses.bit_count()
+               + b["dropout_tp_vp"] * p.tps.bit_count()
+               + b["dropout_palace_vp"] * p.palaces.bit_count()
+               + b["dropout_sail_vp"] * p.sail)
+    eff = p.eff
+    if "dropout_tp_vp" in eff:
+        table = eff["dropout_tp_vp"]
+        vp += table[min(p.tps.bit_count(), len(table) - 1)]
+    if "dropout_inland_vp" in eff:
+        vp += eff["dropout_inland_vp"] * (p.buildings & ~state.data.map.river_adjacent
+                                          ).bit_count()
+    return vp
 
 
 def next_round_readiness(state: Any, p: Any) -> float:

@@ -256,3 +256,31 @@ def test_readme_variant_config_is_valid():
     base, params = variant_spec("greedy-tight", table["greedy-tight"])
     bot = make_strategy((base, params, "greedy-tight"), random.Random(0))
     assert bot.name == "greedy-tight" and bot.w["money"] == 0.5
+
+
+def test_valuation_town_steps_and_dropout_vp_match_the_engine():
+    from strategies.valuation import dropout_vp, town_steps
+
+    rng = random.Random(7)
+    bots = [make_strategy(name, random.Random(k)) for k, name in enumerate(SCRIPTED[:4])]
+    founded = 0
+    for seed in range(3):
+        state = GAME.new_state(GAME.random_factions(4, rng), seed)
+        while not state.is_over():
+            legal = state.legal_actions()
+            seat = state.current_player()
+            p = state.players[seat]
+            a = bots[seat].choose(state, legal)
+            if state.stage == "actions" and not state.pending and a.kind != "exchange":
+                steps = town_steps(state, p)
+                c = state.clone()
+                c.apply(a)
+                if any(d == "town" and who == seat for d, who in c.pending):
+                    founded += 1
+                    if a.kind in ("upgrade", "palace"):  # +1 value to one group: one step
+                        assert steps == 1
+                if a.kind == "pass" and "dropout_edge_settlement_vp" not in p.eff:
+                    gained = c.breakdown()[seat]["dropout"] - state.breakdown()[seat]["dropout"]
+                    assert gained == dropout_vp(state, p)
+            state.apply(a)
+    assert founded >= 3
