@@ -28,11 +28,8 @@ def settlements(s: "TerraNovaState", p: "Player") -> list[int]:
     return components(p.buildings, s.adj)
 
 
-def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str | None) -> None:
-    from terra_sim.games.terra_nova.state import CAT
-
-    s.pass_order.append(seat)  # the first to drop out starts the next round
-    p.passed = True
+def dropout_vp(s: "TerraNovaState", p: "Player") -> int:
+    """The VP p scores on dropping out now: bonus tile, faction ability and palaces."""
     m, eff = s.data.map, p.eff
     vp = 0
     if p.bonus:
@@ -48,9 +45,17 @@ def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str | None) -> N
         vp += eff["dropout_edge_settlement_vp"] * sum(1 for g in settlements(s, p) if g & m.edge)
     if "dropout_inland_vp" in eff:
         vp += eff["dropout_inland_vp"] * (p.buildings & ~m.river_adjacent).bit_count()
-    p.vp[CAT["dropout"]] += vp
-    if "dropout_settlement_power" in eff:
-        p.gain(eff["dropout_settlement_power"] * len(settlements(s, p)))
+    return vp
+
+
+def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str | None) -> None:
+    from terra_sim.games.terra_nova.state import CAT
+
+    s.pass_order.append(seat)  # the first to drop out starts the next round
+    p.passed = True
+    p.vp[CAT["dropout"]] += dropout_vp(s, p)
+    if "dropout_settlement_power" in p.eff:
+        p.gain(p.eff["dropout_settlement_power"] * len(settlements(s, p)))
     if tile is not None:
         old = p.bonus
         p.money += s.supply.pop(tile)
