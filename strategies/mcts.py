@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 
 from strategies.base import Strategy
 from strategies.greedy import GreedyStrategy
-from strategies.valuation import Context, network_size, valuation
+from strategies.valuation import Context, valuation
 from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.scoring import network_size
 
 
 class MctsStrategy(Strategy):

@@ -12,6 +12,7 @@ from typing import Any
 from terra_sim.core.hexmap import bits, components
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
+from terra_sim.games.terra_nova.scoring import dropout_vp, network_size
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "money": 0.37,  # a coin early in the game (falls to 1/3 VP in the last round)
@@ -147,24 +148,6 @@ def town_worth(state: Any, p: Any, w: dict[str, float]) -> float:
     return best + p.eff.get("town_vp", 0) + (vp if event == "town" else 0)
 
 
-def network_size(state: Any, p: Any) -> int:
-    sail = state.data.map.sail[state.sailing(p, final=True)]
-    adj = state.adj
-    mask = p.buildings
-    best = 0
-    while mask:
-        comp = frontier = mask & -mask
-        while frontier:
-            grown = 0
-            for h in bits(frontier):
-                grown |= adj[h] | sail[h]
-            frontier = grown & mask & ~comp
-            comp |= frontier
-        best = max(best, comp.bit_count())
-        mask &= ~comp
-    return best
-
-
 def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> float:
     """Expected territory points for a network of `size` against the others' sizes."""
     above = sum(1 for o in others if o > size)
@@ -258,26 +241,6 @@ def valuation(state: Any, seat: int, ctx: Context) -> float:
     if w["round_next"] and state.round < data.rounds:
         v += w["round_next"] * next_round_readiness(state, p)
     return v
-
-
-def dropout_vp(state: Any, p: Any) -> int:
-    """The VP p would get for dropping out now from its bonus tile and abilities (settlements
-    on the edge left out: they need a components pass and are rare)."""
-    vp = 0
-    if p.bonus:
-        b = state.data.bonus_tiles[p.bonus]
-        vp += (b["dropout_house_vp"] * p.houses.bit_count()
-               + b["dropout_tp_vp"] * p.tps.bit_count()
-               + b["dropout_palace_vp"] * p.palaces.bit_count()
-               + b["dropout_sail_vp"] * p.sail)
-    eff = p.eff
-    if "dropout_tp_vp" in eff:
-        table = eff["dropout_tp_vp"]
-        vp += table[min(p.tps.bit_count(), len(table) - 1)]
-    if "dropout_inland_vp" in eff:
-        vp += eff["dropout_inland_vp"] * (p.buildings & ~state.data.map.river_adjacent
-                                          ).bit_count()
-    return vp
 
 
 def next_round_readiness(state: Any, p: Any) -> float:
@@ -461,33 +424,6 @@ def town_tile_value(state: Any, p: Any, tile: int, w: dict[str, float]) -> float
             v += state.data.sailing_vp[lvl] + w["sail"] * min(fut, 3) / 3 + (
                 0.8 if fut else 0.0)
     return v
-
-
-def town_would_found(state: Any, p: Any, h: int) -> bool:
-    """Would a building on h (a new house, or an upgrade of h) found a new town for p?"""
-    adj = towns.town_adjacency(state, p)
-    if adj[h] & p.towns:
-        return False
-    mask = (p.buildings & ~p.towns) | (1 << h)
-    comp = frontier = 1 << h
-    while frontier:
-        grown = 0
-        for x in bits(frontier):
-            grown |= adj[x]
-        frontier = grown & mask & ~comp
-        comp |= frontier
-    need = p.eff.get("town_value", state.data.town_min_value)
-    if comp.bit_count() < state.data.town_min_buildings:
-        return False
-    val = towns.value(state, p, comp & ~(1 << h))
-    bv = state.data.building_value
-    if p.houses >> h & 1:
-        val += bv["tp"]
-    elif p.tps >> h & 1:
-        val += bv["palace"]
-    else:
-        val += bv["house"]
-    return val >= need
 
 
 def palace_gain(state: Any, p: Any, side: str, w: dict[str, float]) -> float:

@@ -258,8 +258,8 @@ def test_readme_variant_config_is_valid():
     assert bot.name == "greedy-tight" and bot.w["money"] == 0.5
 
 
-def test_valuation_town_steps_and_dropout_vp_match_the_engine():
-    from strategies.valuation import dropout_vp, town_steps
+def test_valuation_town_steps_match_the_engine():
+    from strategies.valuation import town_steps
 
     rng = random.Random(7)
     bots = [make_strategy(name, random.Random(k)) for k, name in enumerate(SCRIPTED[:4])]
@@ -279,8 +279,5 @@ def test_valuation_town_steps_and_dropout_vp_match_the_engine():
                     founded += 1
                     if a.kind in ("upgrade", "palace"):  # +1 value to one group: one step
                         assert steps == 1
-                if a.kind == "pass" and "dropout_edge_settlement_vp" not in p.eff:
-                    gained = c.breakdown()[seat]["dropout"] - state.breakdown()[seat]["dropout"]
-                    assert gained == dropout_vp(state, p)
             state.apply(a)
     assert founded >= 3

@@ -23,8 +23,9 @@ def bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def components(mask: int, adj: Sequence[int]) -> list[int]:
-    """Connected groups of `mask` under the adjacency table `adj` (hex -> neighbour mask)."""
+def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None) -> list[int]:
+    """Connected groups of `mask` under the adjacency table `adj` (hex -> neighbour mask), with
+    the links of a second table `extra` too (e.g. sailing reach) without merging the tables."""
     groups = []
     while mask:
         comp = frontier = mask & -mask
@@ -32,6 +33,8 @@ def components(mask: int, adj: Sequence[int]) -> list[int]:
             grown = 0
             for h in bits(frontier):
                 grown |= adj[h]
+                if extra is not None:
+                    grown |= extra[h]
             frontier = grown & mask & ~comp
             comp |= frontier
         groups.append(comp)

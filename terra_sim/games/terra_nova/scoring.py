@@ -66,8 +66,7 @@ def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str | None) -> N
 def network_size(s: "TerraNovaState", p: "Player") -> int:
     """Territory: the biggest group of p's buildings connected by reach (final sailing value)."""
     sail = s.data.map.sail[s.sailing(p, final=True)]
-    adj = [a | r for a, r in zip(s.adj, sail, strict=True)]
-    return max((g.bit_count() for g in components(p.buildings, adj)), default=0)
+    return max((g.bit_count() for g in components(p.buildings, s.adj, sail)), default=0)
 
 
 def split_places(sizes: list[int], points: tuple[int, ...]) -> list[int]:
