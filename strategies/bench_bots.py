@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -21,21 +20,19 @@ from multiprocessing import Pool
 from typing import Any
 
 from terra_sim import get_game, play_game
+from terra_sim.analysis.stats import wilson_interval
 
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
 SPECIAL_KINDS = ("bonus-build", "bonus-dig", "fairy-build", "fairy-dig", "sun-build", "sun-dig",
                  "lake-house", "inventor-tp", "edge-house", "free-tp", "druid-vp")
 
 
-def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval for k successes in n trials."""
+def wilson(k: float, n: int) -> tuple[float, float]:
+    """95% Wilson score interval for k successes in n trials (the report's own statistic)."""
     if n == 0:
         return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo, hi = wilson_interval(k, n)
+    return float(lo), float(hi)
 
 
 def _play(job: tuple[Any, ...]) -> dict[str, Any]:
