@@ -114,16 +114,16 @@ class TownBuilderStrategy(GreedyStrategy):
     def choose_town(self, state: Any, p: Any, legal: list) -> Action:
         # By need: money when short of it, power when bowls are empty, sailing when it would
         # open ground, points when the game is nearly over.
+        # The tiles are read from the data (what each gives), never by their numbers.
         rounds_left = state.data.rounds - state.round
-        need = {1: 0.0, 2: 0.0, 3: 0.0, 4: 0.0}
-        if p.money < 8:
-            need[1] += 2.0
-        if p.p3 + p.p2 < 5:
-            need[2] += 2.0
-        if p.sail < state.max_sail() and rounds_left >= 2:
-            need[4] += 1.0
-        if rounds_left <= 1:
-            need[3] += 2.0
+        need = {}
+        for t, tile in state.data.town_tiles.items():
+            need[t] = ((2.0 if tile["coins"] and p.money < 8 else 0.0)
+                       + (2.0 if tile["power"] and p.p3 + p.p2 < 5 else 0.0)
+                       + (1.0 if tile["sail"] and p.sail < state.max_sail()
+                          and rounds_left >= 2 else 0.0)
+                       + (2.0 if rounds_left <= 1 and not (tile["coins"] or tile["power"]
+                                                          or tile["sail"]) else 0.0))
         base = super().choose_town
         tiles = [a.args[0] for a in legal]
         if all(need.get(t, 0.0) == 0.0 for t in tiles):
