@@ -219,8 +219,11 @@ class TerraNovaState:
         return len(self.data.sailing_vp) - 1
 
     def round_event(self, p: Player, event: str, times: int = 1) -> None:
+        """Score the current round tile if it rewards `event` (done `times` times)."""
+        if self.round < 1 or times <= 0:
+            return
         tile_event, vp = self.data.round_tiles[self.round_tiles[self.round - 1]]
-        if tile_event == event and self.round >= 1 and times > 0:
+        if tile_event == event:
             p.vp[CAT["round"]] += vp * times
 
     # ----- applying actions ----------------------------------------------------------------------
