@@ -307,7 +307,7 @@ class TerraNovaState:
             self._build_house(p, args[0], 0)
         elif kind == "sail":
             p.money -= data.costs["sail"]
-            self._advance_sail(p)
+            self.advance_sail(p)
         elif kind == "bridge":
             p.money -= data.costs["bridge"]
             self._build_bridge(seat, p, args[0])
@@ -318,7 +318,7 @@ class TerraNovaState:
             if pa.effect == "bridge":
                 self._build_bridge(seat, p, args[0])
             elif pa.effect == "sail":
-                self._advance_sail(p)
+                self.advance_sail(p)
             elif pa.effect == "coins":
                 p.money += pa.amount
             else:
@@ -411,12 +411,12 @@ class TerraNovaState:
         self.round_event(p, "palace")
         self._upgraded(p, h)
         for _ in range(palace.get("on_build_sail", 0)):
-            self._advance_sail(p)
+            self.advance_sail(p)
         p.gain(palace.get("on_build_power", 0))
         if palace.get("on_build_edge_house"):
             self.pending.append(("edge", seat))
 
-    def _advance_sail(self, p: Player) -> None:
+    def advance_sail(self, p: Player) -> None:
         if p.sail < self.max_sail():
             p.sail += 1
             p.vp[CAT["sailing"]] += self.data.sailing_vp[p.sail]

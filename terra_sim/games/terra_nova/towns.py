@@ -56,5 +56,5 @@ def take_tile(s: "TerraNovaState", p: "Player", tile: int) -> None:
     p.money += t["coins"]
     p.gain(t["power"])
     for _ in range(t["sail"]):
-        s._advance_sail(p)
+        s.advance_sail(p)
     s.round_event(p, "town")
