@@ -18,7 +18,6 @@ from strategies.valuation import (
     bonus_tile_value,
     builds_house,
     hex_scores,
-    mat_income,
     money_cost,
     money_weight,
     palace_gain,
@@ -34,6 +33,7 @@ from terra_sim.core.hexmap import bits, components
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import power_action_of
+from terra_sim.games.terra_nova.scoring import mat_income
 
 FREE_KINDS = ("pass", "exchange", "druid-vp")
 # Families a candidate list keeps one representative of, so one cheap-but-dull family (say,

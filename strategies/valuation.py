@@ -12,7 +12,7 @@ from typing import Any
 from terra_sim.core.hexmap import bits, components
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
-from terra_sim.games.terra_nova.scoring import dropout_vp, network_size
+from terra_sim.games.terra_nova.scoring import dropout_vp, mat_income, network_size
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "money": 0.37,  # a coin early in the game (falls to 1/3 VP in the last round)
@@ -77,14 +77,6 @@ def money_weight(state: Any, w: dict[str, float]) -> float:
     if fut == 0:
         return 1 / state.data.coins_per_vp
     return max(1 / state.data.coins_per_vp, w["money"] * (0.75 + 0.05 * fut))
-
-
-def mat_income(state: Any, p: Any) -> tuple[int, int]:
-    f, eff = p.faction, p.eff
-    nh, nt = p.houses.bit_count(), p.tps.bit_count()
-    coins = state.data.base_coins + sum(f.house_coins[:nh]) + sum(f.tp_coins[:nt])
-    power = sum(f.house_power[:nh]) + sum(f.tp_power[:nt])
-    return coins + eff.get("income_coins", 0), power + eff.get("income_power", 0)
 
 
 def ability_value(p: Any) -> float:
@@ -158,12 +150,7 @@ def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> fl
 
 def shovel_table(state: Any, p: Any) -> list[int]:
     """Shovels p needs per terrain (ring index), so hot loops skip state.shovels()."""
-    cap = p.eff.get("max_shovels")
-    out = []
-    for t in range(len(state.data.ring)):
-        need = state.data.ring_distance(t, p.faction.home)
-        out.append(min(need, cap) if cap and need else need)
-    return out
+    return [state.shovels_for(p, t) for t in range(len(state.data.ring))]
 
 
 def reach_value(state: Any, p: Any) -> tuple[float, int]:

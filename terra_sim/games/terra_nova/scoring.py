@@ -8,14 +8,19 @@ if TYPE_CHECKING:
     from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
 
-def income(s: "TerraNovaState", p: "Player") -> tuple[int, int]:
-    """Phase 1: (coins, power) from revealed mat slots, palaces, faction and bonus tile."""
+def mat_income(s: "TerraNovaState", p: "Player") -> tuple[int, int]:
+    """(coins, power) from revealed mat slots, palaces and faction: income without the bonus
+    tile, which changes every round."""
     f, eff = p.faction, p.eff
     nh, nt = p.houses.bit_count(), p.tps.bit_count()
     coins = s.data.base_coins + sum(f.house_coins[:nh]) + sum(f.tp_coins[:nt])
     power = sum(f.house_power[:nh]) + sum(f.tp_power[:nt])
-    coins += eff.get("income_coins", 0)
-    power += eff.get("income_power", 0)
+    return coins + eff.get("income_coins", 0), power + eff.get("income_power", 0)
+
+
+def income(s: "TerraNovaState", p: "Player") -> tuple[int, int]:
+    """Phase 1: (coins, power) from the mat and the bonus tile."""
+    coins, power = mat_income(s, p)
     if p.bonus:
         tile = s.data.bonus_tiles[p.bonus]
         coins += tile["coins"]

@@ -200,7 +200,11 @@ class TerraNovaState:
         return r & self.data.map.land
 
     def shovels(self, p: Player, h: int) -> int:
-        need = self.data.ring_table[self.terrain[h]][p.faction.home]
+        return self.shovels_for(p, self.terrain[h])
+
+    def shovels_for(self, p: Player, terrain: int) -> int:
+        """Shovels p needs to make `terrain` (ring index) its home terrain."""
+        need = self.data.ring_table[terrain][p.faction.home]
         cap = p.eff.get("max_shovels")
         return min(need, cap) if cap and need else need
 
