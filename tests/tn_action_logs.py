@@ -1,0 +1,71 @@
+"""The recorded action logs of seeded Terra Nova games: a change that is not meant to change games
+(a move, a refactor, speed work) must leave every one of them byte-identical.
+
+`python tests/tn_action_logs.py` re-records tests/fixtures/tn_action_logs.json. Do that only in a
+commit that means to change games, and say which games changed and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+FIXTURE = HERE / "fixtures" / "tn_action_logs.json"
+SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
+TINY_SEARCH = ["mcts", {"simulations": 8, "candidates": 3}]
+
+
+def specs() -> list[dict[str, Any]]:
+    """48 games: every faction (each mat side), 2, 3 and 4 players, every shipped bot, both
+    two-player variants and the drop-out turn order."""
+    from terra_sim import get_game
+
+    game = get_game("terra-nova")
+    groups = [sorted(g) for g in game.exclusive_groups()]
+    roster: list[Any] = ["random", *SCRIPTED]
+    rng = random.Random(2026)
+    out: list[dict[str, Any]] = []
+    for i in range(42):
+        n = 2 + i % 3
+        picks = [g[(i // 3 + k) % len(g)] for k, g in enumerate(rng.sample(groups, n))]
+        options: dict[str, str] = {}
+        if n == 2 and i % 4 == 0:
+            options["variant"] = ("planner", "lucky-digger")[i // 4 % 2]
+        if i % 5 == 0:
+            options["turn_order"] = "dropout"
+        out.append({"factions": picks, "strategies": [roster[(i + k) % len(roster)]
+                                                     for k in range(n)],
+                    "seed": 500 + i, "options": options})
+    for i in range(6):
+        n = 2 + i % 3
+        picks = [g[i % len(g)] for g in rng.sample(groups, n)]
+        bots: list[Any] = [TINY_SEARCH, *(SCRIPTED[(i + k) % 6] for k in range(n - 1))]
+        out.append({"factions": picks, "strategies": bots[i % n:] + bots[:i % n],
+                    "seed": 900 + i, "options": {}})
+    return out
+
+
+def digest(spec: dict[str, Any]) -> dict[str, Any]:
+    from terra_sim import play_game
+
+    strategies = [tuple(s) if isinstance(s, list) else s for s in spec["strategies"]]
+    rec = play_game("terra-nova", spec["factions"], strategies, spec["seed"], **spec["options"])
+    text = "\n".join(rec.actions).encode()
+    return {**spec, "actions": len(rec.actions), "sha256": hashlib.sha256(text).hexdigest(),
+            "final_vp": rec.final_vp}
+
+
+def main() -> None:
+    records = [digest(s) for s in specs()]
+    FIXTURE.write_text("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n")
+    print(f"recorded {len(records)} games in {FIXTURE}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    main()
