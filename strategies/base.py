@@ -1,16 +1,24 @@
 """The strategy protocol: built with a seeded random stream and parameters, asked to choose."""
 
 import random
+from types import ModuleType
 from typing import Any, ClassVar
+
+KINDS = ("baseline", "scripted", "search")
 
 
 class Strategy:
-    """A bot. Subclasses set `name`, `description`, `params` (defaults) and implement `choose`."""
+    """A bot. Subclasses set `name`, `description`, `params` (defaults) and implement `choose`.
+
+    `kind` classifies it for defaults: a run with no strategy pool plays the game's "scripted"
+    bots; "baseline" (random) and "search" (slow) bots are asked for by name.
+    """
 
     name: ClassVar[str] = "strategy"
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
-    games: ClassVar[tuple[str, ...]] = ()  # empty: plays any game
+    kind: ClassVar[str] = "scripted"
+    games: ClassVar[tuple[str, ...]] = ()  # for a bot loaded from a file: empty plays any game
 
     def __init__(self, rng: random.Random, **params: Any):
         unknown = set(params) - set(self.params)
@@ -19,6 +27,12 @@ class Strategy:
                              f"(valid: {', '.join(self.params) or 'none'})")
         self.rng = rng
         self.p = {**self.params, **params}
+        self.game: str | None = None
+
+    def bind(self, game: str, kit: ModuleType | None) -> None:
+        """Told once, before its first game, which game it plays and that game's bot package
+        (strategies/<game>/, or None): a game-agnostic bot takes its game knowledge from it."""
+        self.game = game
 
     def choose(self, state: Any, legal: list) -> Any:
         """One of `legal` for the decision `state` is waiting on (state.current_player())."""

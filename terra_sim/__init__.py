@@ -1,7 +1,8 @@
 """terra-sim: tournament simulator and balance analytics for the Terra Mystica family."""
 
-from terra_sim.core.record import GameRecord, play_game, replay_game
+from terra_sim.core.record import GameRecord
 from terra_sim.games import game_slugs, get_game
+from terra_sim.play import play_game, replay_game
 from terra_sim.runner import RunResult, run_tournament
 
 __version__ = "0.1.0"

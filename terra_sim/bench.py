@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from terra_sim.games import DEFAULT_GAME
 from terra_sim.runner import run_tournament
 
 
@@ -34,7 +35,7 @@ def _line(result: Any) -> BenchLine:
     )
 
 
-def bench(game: str = "terra-nova", players: list[int] | str = "4", games: int = 200,
+def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int = 200,
           strategies: list[str] | str | None = None,
           workers: int | None = None) -> tuple[list[BenchLine], dict[str, float]]:
     """Run `games` games with 1 worker, then with `workers` (default: every core).

@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from terra_sim.core.errors import UserError
+from terra_sim.games import DEFAULT_GAME
 
 DESIGNS = ("balanced", "random")
-# Search bots and the baseline are left out of the default mix: it should show the scripted
-# bots playing each other at a speed a first run can afford.
-NOT_SCRIPTED = ("random", "mcts")
 # Keys that change what a run's games are; the others only change how it is executed.
 CONTENT_KEYS = ("game", "players", "games", "seed", "design", "factions", "strategies",
                 "per_seat", "variants", "options", "overrides", "actions", "decision_timeout")
@@ -25,13 +23,13 @@ CONTENT_KEYS = ("game", "players", "games", "seed", "design", "factions", "strat
 
 @dataclass
 class RunConfig:
-    game: str = "terra-nova"
+    game: str = DEFAULT_GAME
     players: list[int] = field(default_factory=lambda: [4])
     games: int = 1000
     seed: int = 1
     design: str = "balanced"
     factions: list[str] | None = None  # the faction pool; None: every faction of the game
-    strategies: list[str] | None = None  # a pool (or one per seat); None: the scripted bots
+    strategies: list[str] | None = None  # a pool (or one per seat); None: the game's scripted bots
     per_seat: bool = False  # strategies lists one strategy per seat, not a pool
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {base, params}
     options: dict[str, str] = field(default_factory=dict)
@@ -53,14 +51,6 @@ class RunConfig:
     @property
     def n_workers(self) -> int:
         return self.workers or os.cpu_count() or 1
-
-
-def default_strategies() -> list[str]:
-    """The scripted bots registered now (the registry grows as bots are added)."""
-    import strategies
-
-    scripted = [name for name in strategies.REGISTRY if name not in NOT_SCRIPTED]
-    return scripted or ["random"]
 
 
 def _expect(value: Any, types: Any, key: str, what: str) -> Any:
@@ -188,7 +178,9 @@ def validate(cfg: RunConfig) -> RunConfig:
         if value not in allowed[key]:
             raise UserError(f"option {key} = {value!r} is not one of {', '.join(allowed[key])}")
     if cfg.strategies is None:
-        cfg.strategies = default_strategies()
+        # The baseline and the search bots are left out: a default run shows the scripted
+        # bots playing each other at a speed a first run can afford.
+        cfg.strategies = strategies.default_strategies(g.slug)
     if not cfg.strategies:
         raise UserError("the strategy pool is empty")
     if cfg.per_seat and (len(cfg.players) != 1 or len(cfg.strategies) != cfg.players[0]):
@@ -196,20 +188,21 @@ def validate(cfg: RunConfig) -> RunConfig:
                         f"strategies as seats (got players {cfg.players}, "
                         f"{len(cfg.strategies)} strategies)")
     for name in cfg.variants:
-        if name in strategies.REGISTRY:
+        if name in strategies.roster(g.slug):
             raise UserError(f"strategy variant {name!r} shadows the built-in strategy {name!r}")
     for name in cfg.strategies:
         # Built once here so a bad name or parameter is a user mistake, not 1,000 failed games.
-        strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), game=g.slug)
+        strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), g.slug)
     return cfg
 
 
 def strategy_spec(cfg: RunConfig | dict[str, Any], name: str) -> Any:
     """What play_game takes for strategy `name`: the name, or (base, params) for a variant."""
-    variants = cfg["variants"] if isinstance(cfg, dict) else cfg.variants
+    variants, game = (cfg["variants"], cfg["game"]) if isinstance(cfg, dict) else (
+        cfg.variants, cfg.game)
     if name not in variants:
         return name
     import strategies
 
-    base, params = strategies.variant_spec(name, variants[name])
+    base, params = strategies.variant_spec(name, variants[name], game)
     return (base, params, name)  # the third item makes the bot report the variant's name

@@ -26,6 +26,8 @@ from terra_sim.core.rng import derive_seed, stream
 from terra_sim.games import get_game
 
 MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little; few for ETA
+# Setup keys that have columns or manifest fields of their own; the rest is the games' `setup`.
+RECORDED_APART = ("game", "seed", "factions", "overrides")
 # How a resumed run may differ from the original: only in how it is executed.
 RESUME_KEYS = ("workers", "chunk_size", "report")
 
@@ -139,8 +141,8 @@ def _rows_for(rec: Any, spec: GameSpec, g: Any, variant: str, cols: dict[str, di
         "game_id": spec.game_id, "seed": spec.seed, "game": g.slug, "n_players": n,
         "variant": variant, "rounds": rec.rounds, "n_actions": rec.n_decisions,
         "duration_s": rec.duration_s,
-        "round_tiles": ",".join(map(str, rec.setup.get("round_tiles", []))),
-        "bonus_tiles": ",".join(map(str, rec.setup.get("bonus_tiles", []))),
+        "setup": json.dumps({k: v for k, v in rec.setup.items() if k not in RECORDED_APART},
+                            sort_keys=True),
     }
     for k, v in game_row.items():
         cols["games"][k].append(v)
@@ -308,7 +310,7 @@ def _manifest(cfg: RunConfig, run_dir: Path, old: dict[str, Any] | None) -> dict
         "game": g.slug, "title": g.title, "variant": g.variant_name(cfg.options),
         "master_seed": cfg.seed, "package_version": __version__, "engine_version": g.version,
         "data_set": g.data_set, "data_hash": g.data_hash, "overrides": cfg.overrides,
-        "approximate_data": list(getattr(g, "approximate", ())),
+        "approximate_data": list(g.approximate),
         "player_counts": cfg.players, "factions": cfg.factions, "strategies": cfg.strategies,
         "strategy_specs": {s: strategy_spec(cfg, s) for s in cfg.strategies},
         "categories": list(g.categories), "design": cfg.design, "options": cfg.options,

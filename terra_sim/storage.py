@@ -19,7 +19,7 @@ COMMIT_TABLE = "games"
 GAMES_SCHEMA: dict[str, Any] = {
     "game_id": pl.Int64, "seed": pl.UInt64, "game": pl.String, "n_players": pl.Int64,
     "variant": pl.String, "rounds": pl.Int64, "n_actions": pl.Int64, "duration_s": pl.Float64,
-    "round_tiles": pl.String, "bonus_tiles": pl.String,
+    "setup": pl.String,  # JSON: the options and what the game drew at setup (its setup_info)
 }
 ACTIONS_SCHEMA: dict[str, Any] = {
     "game_id": pl.Int64, "index": pl.Int64, "round": pl.Int64, "seat": pl.Int64,

@@ -13,6 +13,8 @@ import numpy as np
 import polars as pl
 from scipy.stats import rankdata
 
+from terra_sim import storage
+
 FACTIONS = ["auren", "chaos", "cultists", "dwarves", "engineers", "fakirs", "giants",
             "halflings", "mermaids", "witches"]
 # VP added per game: witches strong, halflings weak, the rest close to even.
@@ -61,15 +63,10 @@ def make_run(path: Path, *, n4: int = 400, n2: int = 100, seed: int = 7,
                           "game": "terra-nova", "n_players": n, "variant": "standard",
                           "rounds": 6, "n_actions": int(rng.integers(80, 140) * n / 4),
                           "duration_s": float(rng.uniform(0.05, 0.3)),
-                          "round_tiles": "r1,r2,r3,r4,r5,r6", "bonus_tiles": "b1,b2,b3"})
+                          "setup": '{"round_tiles": ["r1", "r2", "r3"]}'})
             gid += 1
-    pschema = {"game_id": pl.Int64, "n_players": pl.Int64, "seat": pl.Int64,
-               "faction": pl.Utf8, "strategy": pl.Utf8, "vp": pl.Int64, "rank": pl.Float64,
-               "win_share": pl.Float64, "margin": pl.Float64,
-               **{f"vp_{c}": pl.Int64 for c in CATEGORIES}}
-    gschema = {"game_id": pl.Int64, "seed": pl.UInt64, "game": pl.Utf8, "n_players": pl.Int64,
-               "variant": pl.Utf8, "rounds": pl.Int64, "n_actions": pl.Int64,
-               "duration_s": pl.Float64, "round_tiles": pl.Utf8, "bonus_tiles": pl.Utf8}
+    pschema = storage.players_schema(CATEGORIES)
+    gschema = storage.GAMES_SCHEMA
     pdf = pl.DataFrame(players, schema=pschema)
     gdf = pl.DataFrame(games, schema=gschema)
     _write_parts(pdf, path / "players", parts)

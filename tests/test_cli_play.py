@@ -25,6 +25,21 @@ def test_play_prints_rounds_and_breakdown():
     assert "territory" in result.output
 
 
+def test_play_takes_game_options():
+    result = CliRunner().invoke(cli, ["play", "--players", "2", "--seed", "3", "-o",
+                                      "variant=planner", "--option", "turn_order=dropout"])
+    assert result.exit_code == 0, result.output
+    assert "neutral" in result.output
+
+
+def test_list_options_shows_each_option_with_its_default_first():
+    result = CliRunner().invoke(cli, ["list", "options", "--game", "terra-nova"])
+    assert result.exit_code == 0
+    rows = {line.split()[0]: line.split(None, 1)[1] for line in result.output.splitlines()}
+    assert rows == {"variant": "standard, planner, lucky-digger",
+                    "turn_order": "clockwise, dropout"}
+
+
 def test_play_is_deterministic():
     run = lambda: CliRunner().invoke(cli, ["play", "--seed", "5", "--players", "3"]).output  # noqa: E731
     assert run() == run()
@@ -36,7 +51,12 @@ def test_user_mistakes_exit_2_without_traceback():
         (["play", "--factions", "golems,elves"], "unknown faction 'elves'"),
         (["play", "--factions", "golems,fire-sprites"], "share the red mat"),
         (["play", "--strategies", "nobody"], "unknown strategy 'nobody'"),
-        (["play", "--players", "4", "--variant", "planner"], "for 2 players"),
+        (["play", "--players", "4", "-o", "variant=planner"], "for 2 players"),
+        (["play", "-o", "variant"], "expected KEY=VALUE"),
+        (["play", "-o", "weather=rain"], "unknown terra-nova option 'weather'"),
+        (["play", "--game", "chess"], "unknown game 'chess'"),
+        (["list", "factions", "--game", "chess"], "unknown game 'chess'"),
+        (["list", "strategies", "--game", "chess"], "unknown game 'chess'"),
     ]:
         result = runner.invoke(cli, args)
         assert result.exit_code == 2, (args, result.output)

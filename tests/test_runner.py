@@ -1,6 +1,7 @@
 """Tournament runner: seeded designs, determinism across workers and resumes, failure isolation,
 the table schemas."""
 
+import json
 from collections import Counter
 from types import SimpleNamespace
 
@@ -8,8 +9,9 @@ import polars as pl
 import pytest
 
 import terra_sim
+from strategies import default_strategies
 from terra_sim import storage
-from terra_sim.config import RunConfig, default_strategies, validate
+from terra_sim.config import RunConfig, validate
 from terra_sim.core.errors import UserError
 from terra_sim.replay import replay
 from terra_sim.runner import Plan, RunInterrupted, _rows_for, run_tournament
@@ -87,7 +89,9 @@ def test_default_run_uses_registered_scripted_bots():
     cfg = validate(RunConfig())
     assert (cfg.game, cfg.players, cfg.games) == ("terra-nova", [4], 1000)
     assert cfg.factions == terra_sim.get_game("terra-nova").faction_slugs()
-    assert cfg.strategies == default_strategies() and cfg.strategies
+    assert cfg.strategies == default_strategies("terra-nova")
+    assert set(cfg.strategies) == {"greedy", "expander", "merchant", "town-builder",
+                                   "power-player", "round-scorer"}
 
 
 def test_one_worker_equals_two_workers_and_any_chunk_size(tmp_path):
@@ -178,7 +182,8 @@ def test_schema_and_scoring_columns(tmp_path):
     assert (games["n_actions"] > 0).all()
     assert games.join(result.actions.group_by("game_id").len(), on="game_id")\
         .select((pl.col("len") == pl.col("n_actions")).all()).item()
-    assert games["round_tiles"].str.contains(",").all()
+    setups = [json.loads(s) for s in games["setup"]]
+    assert all(len(s["round_tiles"]) == 5 and s["bonus_tiles"] for s in setups)
 
 
 @pytest.mark.parametrize("vp,rank,win", [

@@ -9,16 +9,18 @@ from pathlib import Path
 import pytest
 
 import strategies
-from strategies import REGISTRY, make_strategy, variant_spec
+from strategies import make_strategy, roster, variant_spec
 from strategies.base import Strategy
 from terra_sim import get_game, play_game
 from terra_sim.core.errors import StrategyError, UserError
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "strategies" / "examples" / "house_first.py"
+EXAMPLE = ROOT / "strategies" / "terra_nova" / "examples" / "house_first.py"
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
 TINY_MCTS = ("mcts", {"simulations": 6, "candidates": 3})
-GAME = get_game("terra-nova")
+TN = "terra-nova"
+GAME = get_game(TN)
+REGISTRY = roster(TN)
 
 
 def faction_sets(n: int, count: int, seed: int) -> list[list[str]]:
@@ -55,15 +57,15 @@ def test_list_strategies_shows_every_bot():
 
 def test_unknown_parameters_and_weights_are_user_errors():
     with pytest.raises(UserError, match="unknown parameters"):
-        make_strategy(("greedy", {"nonsense": 1}), random.Random(0))
+        make_strategy(("greedy", {"nonsense": 1}), random.Random(0), TN)
     with pytest.raises(UserError, match="unknown weights"):
-        make_strategy(("greedy", {"weights": {"moneyy": 1}}), random.Random(0))
+        make_strategy(("greedy", {"weights": {"moneyy": 1}}), random.Random(0), TN)
     with pytest.raises(UserError, match="must be a number"):
-        make_strategy(("merchant", {"money": "lots"}), random.Random(0))
-    with pytest.raises(UserError, match="positive integer"):
-        make_strategy(("mcts", {"simulations": -3}), random.Random(0))
+        make_strategy(("merchant", {"money": "lots"}), random.Random(0), TN)
+    with pytest.raises(UserError, match="must be an integer"):
+        make_strategy(("mcts", {"simulations": -3}), random.Random(0), TN)
     with pytest.raises(UserError, match="unknown strategy"):
-        make_strategy("no-such-bot", random.Random(0))
+        make_strategy("no-such-bot", random.Random(0), TN)
 
 
 # ----- loading user bots ------------------------------------------
@@ -86,46 +88,46 @@ def test_load_bot_from_file_path_and_play(tmp_path):
 
 
 def test_load_bot_from_module_path():
-    cls = strategies.resolve("strategies.examples.house_first:HouseFirst")
+    cls = strategies.resolve("strategies.terra_nova.examples.house_first:HouseFirst", TN)
     assert cls.name == "house-first"
-    rec = play_game("terra-nova", None, ["strategies.examples.house_first:HouseFirst",
+    rec = play_game("terra-nova", None, ["strategies.terra_nova.examples.house_first:HouseFirst",
                                          "greedy"], seed=5, players=2)
     assert rec.final_vp[1] > rec.final_vp[0]
 
 
 @pytest.mark.parametrize("spec, message", [
     ("missing/file.py:Bot", "not found"),
-    ("strategies.examples.house_first:Nope", "not a Strategy subclass"),
+    ("strategies.terra_nova.examples.house_first:Nope", "not a Strategy subclass"),
     ("no_such_module_xyz:Bot", "cannot load"),
     (":Bot", "expected"),
 ])
 def test_bad_load_specs_are_user_errors(spec, message):
     with pytest.raises(UserError, match=message):
-        strategies.resolve(spec)
+        strategies.resolve(spec, TN)
 
 
 def test_broken_bot_file_is_a_user_error(tmp_path):
     path = tmp_path / "broken.py"
     path.write_text("def oops(:\n")
     with pytest.raises(UserError, match="SyntaxError"):
-        strategies.resolve(f"{path}:Bot")
+        strategies.resolve(f"{path}:Bot", TN)
 
 
 # ----- config variants ------------------------------------------
 def test_variant_spec_validates_and_builds_named_instances():
-    assert variant_spec("greedy-tight", {"base": "greedy", "money": 0.5}) == (
+    assert variant_spec("greedy-tight", {"base": "greedy", "money": 0.5}, TN) == (
         "greedy", {"money": 0.5})
-    base, params = variant_spec("g2", {"base": "merchant", "weights": {"tp": 4.0}, "top_k": 3})
-    bot = make_strategy((base, params, "g2"), random.Random(0))
+    base, params = variant_spec("g2", {"base": "merchant", "weights": {"tp": 4.0}, "top_k": 3}, TN)
+    bot = make_strategy((base, params, "g2"), random.Random(0), TN)
     assert bot.name == "g2" and type(bot).name == "merchant"
     assert bot.w["tp"] == 4.0 and bot.p["top_k"] == 3
-    assert make_strategy(("greedy", {"money": 0.5}), random.Random(0)).name == "greedy"
+    assert make_strategy(("greedy", {"money": 0.5}), random.Random(0), TN).name == "greedy"
     for table, message in [({"money": 1}, "needs base"), ({"base": "nobot"}, "unknown strategy"),
                            ({"base": "greedy", "colour": "red"}, "unknown parameters"),
                            ({"base": "greedy", "weights": {"zzz": 1}}, "unknown weights"),
-                           ({"base": "mcts", "simulations": "many"}, "positive integer")]:
+                           ({"base": "mcts", "simulations": "many"}, "must be an integer")]:
         with pytest.raises(UserError, match=message):
-            variant_spec("v", table)
+            variant_spec("v", table, TN)
 
 
 def test_variant_name_is_recorded_in_games():
@@ -229,7 +231,7 @@ def test_scripted_bots_beat_random(bot):
 def test_bots_do_not_change_the_state_they_are_shown():
     rng = random.Random(4)
     state = GAME.new_state(["druids", "golems", "sea-dogs", "inventors"], 4)
-    bots = [make_strategy(name, random.Random(k)) for k, name in enumerate(SCRIPTED)]
+    bots = [make_strategy(name, random.Random(k), TN) for k, name in enumerate(SCRIPTED)]
     while not state.is_over():
         legal = state.legal_actions()
         before = (state.vp(), state.occupied, [(p.money, p.p1, p.p2, p.p3, p.houses)
@@ -253,16 +255,16 @@ def test_druids_turn_power_into_points_and_exchanges_avoid_waste():
 def test_readme_variant_config_is_valid():
     readme = (ROOT / "strategies" / "README.md").read_text()
     table = tomllib.loads(re.findall(r"```toml\n(.*?)```", readme, re.S)[0])["strategies"]
-    base, params = variant_spec("greedy-tight", table["greedy-tight"])
-    bot = make_strategy((base, params, "greedy-tight"), random.Random(0))
+    base, params = variant_spec("greedy-tight", table["greedy-tight"], TN)
+    bot = make_strategy((base, params, "greedy-tight"), random.Random(0), TN)
     assert bot.name == "greedy-tight" and bot.w["money"] == 0.5
 
 
 def test_valuation_town_steps_match_the_engine():
-    from strategies.valuation import town_steps
+    from strategies.terra_nova.valuation import town_steps
 
     rng = random.Random(7)
-    bots = [make_strategy(name, random.Random(k)) for k, name in enumerate(SCRIPTED[:4])]
+    bots = [make_strategy(name, random.Random(k), TN) for k, name in enumerate(SCRIPTED[:4])]
     founded = 0
     for seed in range(3):
         state = GAME.new_state(GAME.random_factions(4, rng), seed)

@@ -14,15 +14,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from terra_sim import storage
 from terra_sim.analysis import stats
 from terra_sim.core.errors import UserError
 
-PLAYER_SCHEMA = {"game_id": pl.Int64, "n_players": pl.Int64, "seat": pl.Int64,
-                 "faction": pl.Utf8, "strategy": pl.Utf8, "vp": pl.Int64, "rank": pl.Float64,
-                 "win_share": pl.Float64, "margin": pl.Float64}
-GAME_SCHEMA = {"game_id": pl.Int64, "seed": pl.UInt64, "game": pl.Utf8, "n_players": pl.Int64,
-               "variant": pl.Utf8, "rounds": pl.Int64, "n_actions": pl.Int64,
-               "duration_s": pl.Float64, "round_tiles": pl.Utf8, "bonus_tiles": pl.Utf8}
+PLAYER_SCHEMA = storage.players_schema(())  # the columns every game's players table has
 ALPHA = 0.05
 
 
@@ -42,13 +38,6 @@ class Run:
         return self.path.name
 
 
-def _scan(folder: Path, schema: dict) -> pl.LazyFrame:
-    # A folder with no parts yet (or none at all) is an empty table, not an error.
-    if folder.is_dir() and any(folder.glob("*.parquet")):
-        return pl.scan_parquet(str(folder / "*.parquet"))
-    return pl.LazyFrame(schema=schema)
-
-
 def open_run(run_dir: str | Path) -> Run:
     """Open a run directory. Raises UserError when it is missing or is not a run directory."""
     path = Path(run_dir)
@@ -66,14 +55,14 @@ def open_run(run_dir: str | Path) -> Run:
         raise UserError(f"{mpath}: cannot read the manifest ({e})") from None
     if not isinstance(manifest, dict):
         raise UserError(f"{mpath}: the manifest is not a JSON object")
-    players = _scan(path / "players", PLAYER_SCHEMA)
+    players = storage.scan(path, "players", PLAYER_SCHEMA)
     schema = players.collect_schema()
     missing = [c for c in PLAYER_SCHEMA if c not in schema]
     if missing:
         raise UserError(f"{path / 'players'}: Parquet parts lack columns {', '.join(missing)}")
     categories = [c[3:] for c in schema.names() if c.startswith("vp_")]
-    games = _scan(path / "games", GAME_SCHEMA)
-    errs = _scan(path / "errors", {"game_id": pl.Int64})
+    games = storage.scan(path, "games", storage.GAMES_SCHEMA)
+    errs = storage.scan(path, "errors", {"game_id": pl.Int64})
     n_err = int(errs.select(pl.len()).collect().item())
     return Run(path, manifest, players, games, n_err, categories)
 

@@ -8,7 +8,7 @@ from terra_sim.games import game_slugs, get_game
 
 @click.group("list")
 def list_group() -> None:
-    """List games, factions or strategies."""
+    """List games, factions, options or strategies."""
 
 
 @list_group.command("games")
@@ -23,24 +23,33 @@ def list_games() -> None:
 @list_group.command("factions")
 @game_option
 def list_factions(game: str) -> None:
-    """The factions of a game, with home terrain and mat side."""
+    """The factions of a game, with what the game says of each (home terrain, mat side...)."""
     rows = get_game(game).faction_table()
-    click.echo(f"{'faction':<17} {'home':<10} {'colour':<7} side")
-    for r in rows:
-        click.echo(f"{r['faction']:<17} {r['home']:<10} {r['color']:<7} {r['side']}")
+    cols = list(rows[0]) if rows else ["faction"]
+    widths = [max(len(c), *(len(str(r[c])) for r in rows)) + 2 for c in cols]
+    for line in [dict(zip(cols, cols, strict=True)), *rows]:
+        click.echo("".join(f"{str(line[c]):<{w}}" for c, w in zip(cols, widths, strict=True))
+                   .rstrip())
+
+
+@list_group.command("options")
+@game_option
+def list_options(game: str) -> None:
+    """The options of a game and their values, the default first (play -o KEY=VALUE, or a
+    config's [options] table)."""
+    for key, values in get_game(game).option_names().items():
+        click.echo(f"{key:<14} {', '.join(values)}")
 
 
 @list_group.command("strategies")
 @game_option
 def list_strategies(game: str) -> None:
-    """The strategy bots, with a one-line description and their parameters."""
-    from strategies import REGISTRY
+    """The strategy bots that play a game, with a one-line description and their parameters."""
+    from strategies import roster
 
-    for name, cls in REGISTRY.items():
-        if cls.games and game not in cls.games:
-            continue
+    for name, cls in roster(game).items():
         params = ", ".join(f"{k}={v}" for k, v in cls.params.items()) or "no parameters"
-        click.echo(f"{name:<14} {cls.description}\n{'':<14} parameters: {params}")
+        click.echo(f"{name:<14} {cls.description}\n{'':<14} {cls.kind}; parameters: {params}")
 
 
 COMMANDS = [list_group]

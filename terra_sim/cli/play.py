@@ -3,25 +3,32 @@
 import click
 
 from terra_sim.cli.options import game_option, seed_option
+from terra_sim.core.errors import UserError
 from terra_sim.core.record import GameRecord, new_game
+from terra_sim.games import get_game
+
+SHOWN_APART = ("game", "seed", "factions", "options", "overrides")  # setup keys not listed
 
 
 def describe(record: GameRecord, step: bool = False) -> str:
     """The game as text: each round's actions (or a count per seat), then the final breakdown."""
-    _, state, _ = new_game(record.game, record.factions, record.seed, None,
-                           record.setup.get("overrides") or None, record.setup.get("options", {}))
+    overrides = record.setup.get("overrides") or None
+    g = get_game(record.game, overrides)
+    state, _ = new_game(g, record.factions, record.seed, None, overrides,
+                        record.setup.get("options", {}))
+    drawn = [f"{k.replace('_', ' ')}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+             for k, v in record.setup.items() if k not in SHOWN_APART]
     lines = [f"{record.game} seed {record.seed}: "
              + ", ".join(f"seat {i} {f} ({s})" for i, (f, s) in
                          enumerate(zip(record.factions, record.strategies, strict=True))),
-             f"round tiles: {', '.join(record.setup['round_tiles'])}; "
-             f"bonus tiles: {', '.join(record.setup['bonus_tiles'])}"]
+             "; ".join(drawn)]
     current = None
     for text, seat, rnd in zip(record.actions, record.action_seats, record.action_rounds,
                                strict=True):
         if rnd != current:
             current = rnd
             lines.append(f"\n== {'setup' if rnd == 0 else f'round {rnd}'} ==")
-        if step or not text.startswith(("exchange", "done")):
+        if step or not text.startswith(g.quiet_actions):
             lines.append(f"  seat {seat} {record.factions[seat]:<16} {text}")
         state.apply(state.parse_action(text))
         if rnd and state.round != rnd or state.is_over():
@@ -35,6 +42,13 @@ def describe(record: GameRecord, step: bool = False) -> str:
     return "\n".join(lines)
 
 
+def parse_option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise UserError(f"--option {text!r}: expected KEY=VALUE, e.g. turn_order=dropout")
+    return key.strip(), value.strip()
+
+
 @click.command()
 @game_option
 @click.option("--players", default=4, show_default=True, type=int, help="Number of players.")
@@ -42,18 +56,18 @@ def describe(record: GameRecord, step: bool = False) -> str:
 @click.option("--factions", default=None, help="Comma-separated factions by seat (default: drawn).")
 @click.option("--strategies", default="random", show_default=True,
               help="One strategy for all seats, or comma-separated by seat.")
-@click.option("--variant", default=None, help="Game variant option (e.g. planner, lucky-digger).")
-@click.option("--turn-order", default=None, help="Turn order option (clockwise, dropout).")
-@click.option("--step", is_flag=True, help="Print every action, power exchanges included.")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option, repeatable (terra-sim list options --game G shows them).")
+@click.option("--step", is_flag=True, help="Print every action, bookkeeping ones included.")
 def play(game: str, players: int, seed: int, factions: str | None, strategies: str,
-         variant: str | None, turn_order: str | None, step: bool) -> None:
+         options: tuple[str, ...], step: bool) -> None:
     """Play one game and print it round by round with the final score breakdown."""
     from terra_sim import play_game
 
-    options = {k: v for k, v in (("variant", variant), ("turn_order", turn_order)) if v}
+    opts = dict(parse_option(o) for o in options)
     fac = factions.split(",") if factions else None
     strats = strategies.split(",") if "," in strategies else strategies
-    record = play_game(game, fac, strats, seed, players=None if fac else players, **options)
+    record = play_game(game, fac, strats, seed, players=None if fac else players, **opts)
     click.echo(describe(record, step))
 
 

@@ -4,8 +4,9 @@ import sys
 
 import click
 
+from terra_sim.cli.options import game_option
 from terra_sim.config import DESIGNS
-from terra_sim.games import game_slugs
+from terra_sim.games import DEFAULT_GAME
 
 
 def _echo_summary(result) -> None:
@@ -32,7 +33,7 @@ def _report(run_dir) -> None:
 
 @click.command()
 @click.argument("config", required=False)
-@click.option("--game", type=click.Choice(game_slugs()), help="Which game (default terra-nova).")
+@click.option("--game", help=f"Which game (default {DEFAULT_GAME}; terra-sim list games).")
 @click.option("--players", help="Player count, or several: 2,3,4 (default 4).")
 @click.option("--games", type=int, help="How many games (default 1000).")
 @click.option("--seed", type=int, help="Master seed: the same seed gives the same games.")
@@ -54,7 +55,7 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
-    Terra Nova games between the shipped bots. Options override the config.
+    games of the default game between its scripted bots. Options override the config.
     Ctrl-C keeps every finished chunk; --resume DIR plays the missing games.
     """
     from terra_sim.runner import RunInterrupted, run_tournament
@@ -94,8 +95,7 @@ def replay(run_dir, game_id, step) -> None:
 
 
 @click.command()
-@click.option("--game", type=click.Choice(game_slugs()), default="terra-nova", show_default=True,
-              help="Which game.")
+@game_option
 @click.option("--players", default="4", show_default=True, help="Player count(s): 4 or 2,3,4.")
 @click.option("--games", type=int, default=200, show_default=True, help="Games per measurement.")
 @click.option("--strategies", help="Strategy pool (default: the scripted bots).")

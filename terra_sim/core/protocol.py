@@ -4,7 +4,7 @@ A decision that belongs to someone other than the player whose turn it is (a tow
 tile on dropping out, a setup placement) is just another decision: `current_player()` says who.
 """
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
 
@@ -43,6 +43,15 @@ class State(Protocol):
         """The board and the players as text."""
 
 
+class Strategy(Protocol):
+    """A bot, as the play loop sees it (strategies.base.Strategy is the class bots extend)."""
+
+    name: str
+
+    def choose(self, state: State, legal: list[Hashable]) -> Hashable:
+        """One of `legal` for the decision `state` waits on; must not change `state`."""
+
+
 class Game(Protocol):
     slug: str
     title: str
@@ -51,11 +60,16 @@ class Game(Protocol):
     data_hash: str
     categories: tuple[str, ...]  # scoring categories of breakdown()
     player_counts: tuple[int, ...]
+    quiet_actions: tuple[str, ...]  # action-text prefixes of bookkeeping, hidden in summaries
+    approximate: Sequence[str]  # data marked approximate (invented or uncertain), for the report
 
     def faction_slugs(self) -> list[str]: ...
 
     def faction_table(self) -> list[dict[str, str]]:
         """One row per faction for `terra-sim list factions`."""
+
+    def exclusive_groups(self) -> list[set[str]]:
+        """Sets of factions that never share a game (an empty list when any may meet)."""
 
     def random_factions(self, n_players: int, rng: Any) -> list[str]:
         """A legal draw of factions for n players."""
@@ -65,5 +79,8 @@ class Game(Protocol):
 
     def option_names(self) -> dict[str, tuple[str, ...]]:
         """Game options and their allowed values (first is the default)."""
+
+    def variant_name(self, options: dict[str, Any]) -> str:
+        """A short label of the options that change the rules, for the games table."""
 
     def new_state(self, factions: list[str], seed: int, **options: Any) -> State: ...

@@ -1,11 +1,16 @@
-"""Playing and replaying one game: play_game, replay_game and the GameRecord they return."""
+"""Playing and replaying one game with given bots: the loop and the GameRecord it returns.
+
+The core knows no game and no strategy registry: callers hand it a Game, and bots already built
+(terra_sim.play resolves names into both).
+"""
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from terra_sim.core.errors import IllegalAction, StrategyError, UserError
-from terra_sim.core.protocol import Game, State
+from terra_sim.core.protocol import Game, State, Strategy
 from terra_sim.core.rng import stream
 
 
@@ -35,14 +40,6 @@ class GameRecord:
         return len(self.factions)
 
 
-def _resolve_game(game: str | Game, overrides: dict | None) -> Game:
-    if isinstance(game, str):
-        from terra_sim.games import get_game
-
-        return get_game(game, overrides)
-    return game
-
-
 def _record(g: Game, state: State, setup: dict, strategies: list[str], log: dict) -> GameRecord:
     return GameRecord(
         game=g.slug,
@@ -60,10 +57,12 @@ def _record(g: Game, state: State, setup: dict, strategies: list[str], log: dict
     )
 
 
-def new_game(game: str | Game, factions: list[str] | None, seed: int, players: int | None,
-             overrides: dict | None, options: dict) -> tuple[Game, State, dict]:
-    """Set up a game: resolve the game, draw factions if none are given, make the start state."""
-    g = _resolve_game(game, overrides)
+def new_game(g: Game, factions: list[str] | None, seed: int, players: int | None = None,
+             overrides: dict | None = None, options: dict | None = None) -> tuple[State, dict]:
+    """The start state of a game of `g` and its setup record (everything a replay needs
+    besides the action texts); factions are drawn from the seed when none are given.
+    `overrides` are the data overrides `g` was built with: recorded, not applied."""
+    options = dict(options or {})
     if factions is None:
         n = players or 4
         if n not in g.player_counts:
@@ -72,39 +71,22 @@ def new_game(game: str | Game, factions: list[str] | None, seed: int, players: i
     factions = list(factions)
     g.check_factions(factions)
     state = g.new_state(factions, seed, **options)
-    setup = {"game": g.slug, "seed": seed, "factions": factions, "options": dict(options),
+    setup = {"game": g.slug, "seed": seed, "factions": factions, "options": options,
              "overrides": overrides or {}, **state.setup_info()}
-    return g, state, setup
+    return state, setup
 
 
-def play_game(
-    game: str | Game,
-    factions: list[str] | None = None,
-    strategies: Any = "random",
-    seed: int = 0,
-    *,
-    players: int | None = None,
-    overrides: dict | None = None,
-    decision_timeout: float | None = None,
-    log_actions: bool = True,
-    **options: Any,
-) -> GameRecord:
-    """Play one game between strategies (a name, or one name/spec/instance per seat).
+def play(g: Game, state: State, setup: dict, bots: Sequence[Strategy], *,
+         decision_timeout: float | None = None, log_actions: bool = True) -> GameRecord:
+    """Play `state` to the end, asking `bots[seat]` for every decision of that seat.
 
-    Raises StrategyError when a strategy raises, times out or returns an illegal action; the
-    caller records that seat's forfeit.
+    Raises StrategyError when a bot raises, times out or returns an illegal action; the caller
+    records that seat's forfeit.
     """
-    from strategies import make_strategy
-
     t0 = time.perf_counter()
-    g, state, setup = new_game(game, factions, seed, players, overrides, options)
     n = len(setup["factions"])
-    specs = [strategies] * n if isinstance(strategies, str) or not isinstance(
-        strategies, list | tuple) else list(strategies)
-    if len(specs) != n:
-        raise UserError(f"{len(specs)} strategies for {n} players")
-    bots = [make_strategy(spec, stream(seed, "strategy", seat), game=g.slug)
-            for seat, spec in enumerate(specs)]
+    if len(bots) != n:
+        raise UserError(f"{len(bots)} strategies for {n} players")
     names = [b.name for b in bots]
     log: dict[str, list] = {"actions": [], "action_seats": [], "action_rounds": [],
                             "action_vp": []}
@@ -140,17 +122,11 @@ def play_game(
     return rec
 
 
-def replay_game(record_or_setup: GameRecord | dict, actions: list[str] | None = None) -> GameRecord:
-    """Replay action texts from a setup (or a record) and return the resulting record."""
-    if isinstance(record_or_setup, GameRecord):
-        setup = record_or_setup.setup
-        actions = record_or_setup.actions if actions is None else actions
-    else:
-        setup = record_or_setup
-    if actions is None:
-        raise UserError("replay_game needs the action texts")
-    g, state, setup = new_game(setup["game"], setup["factions"], setup["seed"], None,
-                               setup.get("overrides") or None, setup.get("options", {}))
+def replay(g: Game, setup: dict, actions: list[str]) -> GameRecord:
+    """Replay action texts from a setup record; raises IllegalAction where the log and the
+    engine part ways."""
+    state, setup = new_game(g, setup["factions"], setup["seed"], None,
+                            setup.get("overrides") or None, setup.get("options", {}))
     log: dict[str, list] = {"actions": [], "action_seats": [], "action_rounds": [],
                             "action_vp": []}
     for i, text in enumerate(actions):

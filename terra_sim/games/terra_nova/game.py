@@ -23,6 +23,7 @@ class TerraNova:
     version = ENGINE_VERSION
     categories = CATEGORIES
     player_counts = (2, 3, 4)
+    quiet_actions = ("exchange", "done")  # bookkeeping that `terra-sim play` shows only with --step
 
     def __init__(self, overrides: dict[str, Any] | None = None):
         self.data = load_data(overrides)
@@ -35,8 +36,8 @@ class TerraNova:
         return list(self.data.factions)
 
     def faction_table(self) -> list[dict[str, str]]:
-        return [{"faction": f.slug, "name": f.name, "home": self.data.ring[f.home],
-                 "color": f.color, "side": f.side} for f in self.data.factions.values()]
+        return [{"faction": f.slug, "home": self.data.ring[f.home], "colour": f.color,
+                 "side": f.side} for f in self.data.factions.values()]
 
     def exclusive_groups(self) -> list[set[str]]:
         """Factions that never share a game: the two sides of one mat (same colour)."""

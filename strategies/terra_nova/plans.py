@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from strategies.greedy import GreedyStrategy
-from strategies.valuation import round_event, town_progress
+from strategies.terra_nova.greedy import GreedyStrategy
+from strategies.terra_nova.valuation import round_event, town_progress
 from terra_sim.games.terra_nova.actions import Action
 
 HOUSE_KINDS = ("build", "lake-house", "edge-house", "sun-build", "fairy-build", "bonus-build")
@@ -128,7 +128,7 @@ class TownBuilderStrategy(GreedyStrategy):
         tiles = [a.args[0] for a in legal]
         if all(need.get(t, 0.0) == 0.0 for t in tiles):
             return base(state, p, legal)
-        from strategies.valuation import town_tile_value
+        from strategies.terra_nova.valuation import town_tile_value
 
         return max(legal, key=lambda a: (town_tile_value(state, p, a.args[0], self.w)
                                          + need.get(a.args[0], 0.0), a.args))

@@ -1,4 +1,4 @@
-"""Benchmark the bot roster: `python -m strategies.bench_bots [--quick] [--workers N]`.
+"""Benchmark the bot roster: `python -m strategies.terra_nova.bench_bots [--quick] [--workers N]`.
 
 1. Every scripted bot against `random` in 2-player games (seats alternate): win rate, Wilson 95%.
 2. `mcts` at its default budget against `greedy` in 2-player games.

@@ -1,4 +1,5 @@
-"""How well the scripted bots play: `python -m strategies.bench_quality [--reps N] [--workers N]`.
+"""How well the scripted bots play:
+`python -m strategies.terra_nova.bench_quality [--reps N] [--workers N]`.
 
 A 4-player round robin of the scripted bots (every 4-bot combination, each rotated through every
 seat, `reps` times with fresh seeds) reporting what a balance report built on these bots would
@@ -15,7 +16,7 @@ from collections import Counter
 from multiprocessing import Pool
 from typing import Any
 
-from strategies.valuation import DEFAULT_WEIGHTS
+from strategies.terra_nova.valuation import DEFAULT_WEIGHTS
 from terra_sim import play_game
 
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]

@@ -11,7 +11,7 @@ import random
 from typing import Any, ClassVar
 
 from strategies.base import Strategy
-from strategies.valuation import (
+from strategies.terra_nova.valuation import (
     DEFAULT_WEIGHTS,
     TOWN_STEP_SHARE,
     Context,

@@ -1,0 +1,37 @@
+"""What the search bot knows of a game: which moves to search, how playouts play, how a leaf is
+valued. A game's bot package (strategies/<game>/) lends its own as HEURISTIC; without one the
+search bot uses this class, which knows nothing of any game: every legal action is searched,
+playouts are uniformly random, and a leaf is worth its VP.
+"""
+
+import random
+from typing import Any
+
+
+class Heuristic:
+    def __init__(self, rng: random.Random, candidates: int, noise: float):
+        self.rng = rng  # the bot's own stream: a heuristic's choices replay with the seed
+        self.candidates = candidates  # how many root moves a pruning heuristic keeps
+        self.noise = noise  # how far a heuristic playout policy strays from its best guess
+
+    def decide(self, state: Any, legal: list) -> Any | None:
+        """A choice that is not worth a search (a forced move, a bookkeeping decision), or None
+        to search this one."""
+        return legal[0] if len(legal) == 1 else None
+
+    def root_moves(self, state: Any, legal: list) -> list[tuple[list[Any], float]]:
+        """The moves to search, best guess first, each as the actions the deciding seat plays in
+        a row (say, a free conversion, then the action it pays for) and a prior bonus."""
+        return [([a], 0.0) for a in legal]
+
+    def playout(self, state: Any, legal: list) -> Any:
+        """One playout move for whoever decides in `state`."""
+        return legal[self.rng.randrange(len(legal))]
+
+    def playout_over(self, state: Any, last_round: float) -> bool:
+        """Stop the playout here and value the leaf: past the search's last round."""
+        return state.round > last_round
+
+    def values(self, state: Any) -> list[float]:
+        """What `state` is worth to each seat, on one scale: VP, or VP to come."""
+        return [float(v) for v in state.vp()]

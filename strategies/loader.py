@@ -1,0 +1,58 @@
+"""Loading a user's bot class from a file (path/to/file.py:Class) or a module (pkg.mod:Class)."""
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from strategies.base import Strategy
+from terra_sim.core.errors import UserError
+
+
+def _load_file(path: Path) -> Any:
+    # One module per file (the name carries a hash of the resolved path), cached in sys.modules
+    # so a file named in many games is executed once and two files with the same stem differ.
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
+    mod_name = f"_terra_sim_bot_{resolved.stem}_{digest}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    mod_spec = importlib.util.spec_from_file_location(mod_name, resolved)
+    if mod_spec is None or mod_spec.loader is None:
+        raise UserError(f"cannot load strategy file {path}")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[mod_name] = module  # dataclasses and pickling look the module up here
+    try:
+        mod_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[mod_name]
+        raise
+    return module
+
+
+def load_class(spec: str) -> type[Strategy]:
+    """A strategy class from `path/to/file.py:ClassName` or `package.module:ClassName`."""
+    target, _, cls_name = spec.rpartition(":")
+    if not target or not cls_name:
+        raise UserError(f"strategy {spec!r}: expected path/to/file.py:ClassName or "
+                        "package.module:ClassName")
+    try:
+        if target.endswith(".py"):
+            path = Path(target)
+            if not path.is_file():
+                raise UserError(f"strategy file not found: {target}")
+            module = _load_file(path)
+        else:
+            module = importlib.import_module(target)
+    except UserError:
+        raise
+    except Exception as e:  # a user's file with a syntax error or a failing import
+        raise UserError(f"cannot load strategy {spec!r}: {type(e).__name__}: {e}") from None
+    cls = getattr(module, cls_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Strategy)):
+        raise UserError(f"{spec!r}: {cls_name} is not a Strategy subclass in {target}")
+    if cls.choose is Strategy.choose:
+        raise UserError(f"{spec!r}: {cls_name} does not implement choose(state, legal)")
+    return cls

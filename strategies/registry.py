@@ -1,0 +1,103 @@
+"""Strategy names per game: the game-agnostic bots plus the game's own (strategies/<game>/).
+
+A name may exist for several games (each game's `greedy` is its own class); a name is always
+resolved against the game being played.
+"""
+
+import random
+from typing import Any
+
+from strategies.base import Strategy
+from strategies.loader import load_class
+from strategies.random_bot import RandomStrategy
+from strategies.search import SearchStrategy
+from terra_sim.core.errors import UserError
+from terra_sim.games import game_bots
+
+GENERIC: tuple[type[Strategy], ...] = (RandomStrategy, SearchStrategy)
+
+
+def roster(game: str) -> dict[str, type[Strategy]]:
+    """Every named strategy that plays `game`: the game-agnostic ones first."""
+    out = {cls.name: cls for cls in GENERIC}
+    kit = game_bots(game)
+    for cls in getattr(kit, "STRATEGIES", ()):
+        if cls.name in out:
+            raise ValueError(f"{game}'s bot {cls.name!r} shadows another strategy of that name")
+        out[cls.name] = cls
+    return out
+
+
+def default_strategies(game: str) -> list[str]:
+    """The mix a run plays when it names no strategies: the game's scripted bots."""
+    return [n for n, cls in roster(game).items() if cls.kind == "scripted"] or ["random"]
+
+
+def resolve(spec: str, game: str) -> type[Strategy]:
+    if not isinstance(spec, str):
+        raise UserError(f"a strategy is named by a string, got {spec!r}")
+    names = roster(game)
+    if spec in names:
+        return names[spec]
+    if ":" not in spec:
+        raise UserError(f"unknown strategy {spec!r} for {game} (valid: {', '.join(names)}, "
+                        "or path/to/file.py:ClassName, or package.module:ClassName)")
+    cls = load_class(spec)
+    if cls.games and game not in cls.games:
+        raise UserError(f"strategy {spec!r} plays {', '.join(cls.games)}, not {game}")
+    return cls
+
+
+def _construct(cls: type[Strategy], rng: random.Random, params: dict[str, Any],
+               label: str) -> Strategy:
+    if not isinstance(params, dict):
+        raise UserError(f"strategy {label}: parameters must be a table, got {params!r}")
+    try:
+        return cls(rng, **params)
+    except (ValueError, TypeError) as e:
+        raise UserError(f"strategy {label}: {e}") from None
+
+
+def variant_spec(name: str, table: dict[str, Any], game: str) -> tuple[str, dict[str, Any]]:
+    """A config table `[strategies.<name>]` -> (base, params), validated for `game`.
+
+    The table names a shipped (or file/module) strategy as `base`; every other key is one of
+    its parameters, e.g. {"base": "greedy", "weights": {"money": 0.5}} or
+    {"base": "greedy", "money": 0.5}.
+    """
+    if not isinstance(table, dict):
+        raise UserError(f"strategy variant {name!r}: expected a table, got {table!r}")
+    base = table.get("base")
+    if not isinstance(base, str) or not base:
+        raise UserError(f"strategy variant {name!r} needs base = \"<strategy>\"")
+    if base == name:
+        raise UserError(f"strategy variant {name!r} cannot be its own base")
+    params = {k: v for k, v in table.items() if k != "base"}
+    cls = resolve(base, game)  # UserError for an unknown base
+    _construct(cls, random.Random(0), params, f"variant {name!r} (base {base!r})")
+    return base, params
+
+
+def make_strategy(spec: Any, rng: random.Random, game: str) -> Strategy:
+    """A strategy instance for `game` from a name, a spec string, (base, params),
+    (base, params, name) or an instance. A triple names a config variant: the instance reports
+    that name."""
+    if isinstance(spec, Strategy):
+        bot = spec
+    else:
+        params: dict[str, Any] = {}
+        label: str | None = None
+        if isinstance(spec, tuple | list):
+            if len(spec) == 2:
+                spec, params = spec
+            elif len(spec) == 3:
+                spec, params, label = spec
+            else:
+                raise UserError(f"strategy spec {spec!r}: expected (base, params) or "
+                                "(base, params, name)")
+        bot = _construct(resolve(spec, game), rng, params or {}, repr(label or spec))
+        if label is not None:
+            bot.name = label  # an instance attribute: the class keeps its registry name
+    if getattr(bot, "game", None) != game:
+        bot.bind(game, game_bots(game))
+    return bot

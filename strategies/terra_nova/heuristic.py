@@ -1,0 +1,71 @@
+"""What the search bot knows of Terra Nova: greedy's best turn moves as root moves (an exchange
+of charged power and the action it pays for count as one), a noisy greedy playout policy,
+playouts that stop at the round's end, and leaves valued by the scripted bots' valuation.
+
+Setup, town tiles, exchanges and free edge houses are left to greedy: searching them buys
+little.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from strategies.heuristic import Heuristic
+from strategies.terra_nova.greedy import GreedyStrategy
+from strategies.terra_nova.valuation import Context, valuation
+from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.scoring import network_size
+
+
+class TerraNovaHeuristic(Heuristic):
+    def __init__(self, rng: random.Random, candidates: int, noise: float):
+        super().__init__(rng, candidates, noise)
+        self.guide = GreedyStrategy(rng)
+        self.policy = GreedyStrategy(rng, top_k=2)
+        self.policy.noise = noise
+
+    def decide(self, state: Any, legal: list) -> Any | None:
+        if len(legal) == 1 or state.pending or state.stage != "actions":
+            return self.guide.choose(state, legal)
+        return None
+
+    def root_moves(self, state: Any, legal: list) -> list[tuple[list[Any], float]]:
+        """Greedy's look-ahead's best moves with a small prior from its scores; the best
+        drop-out is always one of them."""
+        g = self.guide
+        seat = state.current_player()
+        p = state.players[seat]
+        cands, extra = g.candidates(state, p, legal)
+        scored: list[tuple[float, Action]] = []
+        if cands:
+            scored = g.evaluate(state, seat, p, g.prune(state, p, cands, extra), extra)
+            scored.sort(key=lambda t: -t[0])
+        options: list[tuple[list[Any], float]] = []
+        for value, a in scored[: self.candidates]:
+            seq = [Action("exchange", (extra[a],)), a] if a in extra else [a]
+            options.append((seq, 0.1 * value))
+        options.append(([g.choose_pass(state, p, legal)], 0.1 * g.w["pass_margin"]))
+        return options
+
+    def playout(self, state: Any, legal: list) -> Any:
+        return self.policy.choose(state, legal)
+
+    def playout_over(self, state: Any, last_round: float) -> bool:
+        if state.stage in ("exchange", "final-exchange") and state.round >= last_round:
+            return True
+        return state.round > last_round
+
+    def values(self, state: Any) -> list[float]:
+        if state.is_over():
+            return state.vp()
+        w = self.guide.w
+        sizes = [network_size(state, q) for q in state.players]
+        values = []
+        for i in range(len(state.players)):
+            ctx = Context.__new__(Context)
+            ctx.seat, ctx.w = i, w
+            ctx.fut = 0
+            ctx.others_network = sizes[:i] + sizes[i + 1:]
+            values.append(valuation(state, i, ctx))
+        return values
