@@ -107,7 +107,53 @@ class Plan:
             games = [tuple(pool[(g + o) % size] for o in offsets) for g in range(size)]
             if all(self._groups_ok(list(game)) for game in games):
                 return games
+        # Drawing shuffles finds a block at once for a few groups and seats, but can miss one
+        # that exists when many groups meet many seats (seven colour pairs at five seats: about
+        # one draw in a thousand fits). Then build the pool around drawn offsets instead. Tried
+        # second, so that every block the draws find stays the block this seed always gave.
+        for _ in range(100 if size >= n else 0):
+            offsets = rng.sample(range(size), n)
+            arranged = self._arrange(offsets, rng)
+            if arranged is not None:
+                return [tuple(arranged[(g + o) % size] for o in offsets) for g in range(size)]
         raise UserError(self._no_design(n))
+
+    def _arrange(self, offsets: list[int], rng: Any, budget: int = 20_000) -> list[str] | None:
+        """The faction pool in an order where no game of the block (seat s plays position
+        g + offsets[s]) holds two factions of one group: a depth-first search that places one
+        faction per position, trying one faction per group at each step, in random order."""
+        size = len(self.c["factions"])
+        clash = {(a - b) % size for a in offsets for b in offsets if a != b}
+        left = list(self.c["factions"])
+        rng.shuffle(left)
+        placed: list[str] = []
+        steps = 0
+
+        def fill() -> bool:
+            nonlocal steps
+            p = len(placed)
+            if p == size:
+                return True
+            near = {self.group.get(placed[q], placed[q]) for q in range(p)
+                    if (p - q) % size in clash}
+            tried = set()
+            for f in list(left):
+                g = self.group.get(f, f)
+                if g in near or g in tried:
+                    continue
+                tried.add(g)
+                steps += 1
+                if steps > budget:
+                    return False
+                left.remove(f)
+                placed.append(f)
+                if fill():
+                    return True
+                placed.pop()
+                left.append(f)
+            return False
+
+        return placed if fill() else None
 
     @functools.lru_cache(maxsize=64)  # noqa: B019
     def _strategy_block(self, n: int, b: int) -> list[str]:

@@ -68,6 +68,20 @@ def test_balanced_design_seats_every_faction_equally():
     assert max(partial.values()) - min(partial.values()) <= 1
 
 
+@pytest.mark.parametrize("sizes, n", [([2] * 7, 5), ([2, 2, 2, 2, 2, 1], 5), ([2] * 7, 4)])
+def test_balanced_design_seats_many_pairs_at_many_seats(sizes, n):
+    # Seven colour pairs at five seats (one draw of a shuffle in a thousand fits): every block
+    # is found, seats each faction once and never puts a pair together.
+    pool = [f"f{g}-{i}" for g, k in enumerate(sizes) for i in range(k)]
+    exclusive = [{f for f in pool if f.startswith(f"f{g}-")} for g in range(len(sizes))]
+    plan = Plan({"seed": 1, "players": [n], "factions": pool, "strategies": ["random"],
+                 "design": "balanced", "per_seat": False}, exclusive)
+    specs = [plan.spec(i) for i in range(40 * len(pool))]
+    assert set(Counter((s.factions[seat], seat) for s in specs for seat in range(n)).values()) \
+        == {40}
+    assert all(len({f.split("-")[0] for f in s.factions}) == n for s in specs)
+
+
 def test_random_design_respects_pool_and_colours():
     pool = ["golems", "fire-sprites", "druids", "fairies", "sand-cats", "inventors"]
     plan = Plan(content(design="random", players=[2, 3, 4], factions=pool), groups())
