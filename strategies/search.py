@@ -1,10 +1,17 @@
-"""mcts: Monte Carlo search that plays any game through the protocol alone.
+"""mcts: Monte Carlo tree search that plays any game through the protocol alone.
 
-UCB1 over the root moves a game's heuristic offers (strategies/heuristic.py says what a heuristic
-is; without one, every legal move), each simulation playing the move and then a playout by the
-heuristic's policy for every seat to the end of the horizon, and scoring the leaf as this seat's
-value minus its strongest opponent's. Perfect information is assumed after setup: the state is
-cloned as it is, without determinisation.
+Each decision grows a tree from the current state. A node is a decision the game's heuristic
+finds worth searching (strategies/heuristic.py says what a heuristic is; without one, every
+legal move of every decision): its moves are the heuristic's root moves, chosen by UCB1 for the
+seat that decides there. A simulation walks down the tree, plays a playout by the heuristic's
+policy for every seat to the end of the horizon, values the leaf for every seat as its value
+minus its strongest opponent's, and credits each node on the way with its own seat's share
+(max^n backup, for any number of players). A move's child node is grown once the move has been
+tried `expand_after` times; 0 grows none, which is flat Monte Carlo over the root moves.
+
+Perfect information is assumed after setup: states are cloned as they are, without
+determinisation. Decisions the heuristic makes without search (`decide`) are played on the way
+down; where they or a stored move no longer fit the state, the walk stops and the playout starts.
 """
 
 from __future__ import annotations
@@ -20,17 +27,47 @@ from strategies.heuristic import Heuristic
 MAX_PLAYOUT_STEPS = 2000  # a safety net: no playout of a real game comes near it
 
 
+class Node:
+    """One searched decision: the seat that decides, its moves with their priors and tallies."""
+
+    __slots__ = ("seat", "moves", "priors", "visits", "total", "children")
+
+    def __init__(self, seat: int, options: list[tuple[list[Any], float]]):
+        self.seat = seat
+        self.moves = [seq for seq, _ in options]
+        self.priors = [prior for _, prior in options]
+        self.visits = [0] * len(options)
+        self.total = [0.0] * len(options)
+        self.children: dict[int, Node] = {}
+
+    def select(self, c: float) -> int:
+        """Every move once, in the heuristic's order; then UCB1 plus the prior's fading bonus."""
+        visits = self.visits
+        for i, v in enumerate(visits):
+            if not v:
+                return i
+        log_t = math.log(sum(visits) + 1)
+        return max(range(len(visits)), key=lambda j: self.total[j] / visits[j]
+                   + c * math.sqrt(log_t / visits[j]) + self.priors[j] / (visits[j] + 1))
+
+    def best(self) -> int:
+        return max(range(len(self.visits)),
+                   key=lambda j: (self.total[j] / self.visits[j], self.visits[j], -j))
+
+
 class SearchStrategy(Strategy):
     name = "mcts"
-    description = ("Monte Carlo search: UCB1 over the game heuristic's best root moves, "
+    description = ("Monte Carlo tree search: UCB1 over the game heuristic's best moves, "
                    "playouts by its policy to the round's end; the strongest and slowest bot.")
     params: ClassVar[dict[str, Any]] = {"simulations": 60, "candidates": 5, "horizon": 1,
-                                        "exploration": 1.0, "rollout_noise": 0.6}
+                                        "exploration": 1.0, "rollout_noise": 0.6,
+                                        "expand_after": 0}
     kind = "search"
 
     def __init__(self, rng: random.Random, **params: Any):
         super().__init__(rng, **params)
-        for key, low in (("simulations", 0), ("candidates", 1), ("horizon", 0)):
+        for key, low in (("simulations", 0), ("candidates", 1), ("horizon", 0),
+                         ("expand_after", 0)):
             v = self.p[key]
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 raise ValueError(f"mcts: {key} must be an integer >= {low}, got {v!r}")
@@ -47,36 +84,74 @@ class SearchStrategy(Strategy):
         self.heuristic = self._heuristic(getattr(kit, "HEURISTIC", Heuristic))
 
     def choose(self, state: Any, legal: list) -> Any:
-        h = self.heuristic
-        forced = h.decide(state, legal)
+        forced = self.heuristic.decide(state, legal)
         if forced is not None:
             return forced
-        seat = state.current_player()
-        options = h.root_moves(state, legal)
+        options = self.heuristic.root_moves(state, legal)
         if len(options) == 1 or self.p["simulations"] <= len(options):
             return options[0][0][0]
-        n = len(options)
-        visits = [0] * n
-        total = [0.0] * n
-        c = float(self.p["exploration"])
-        for i in range(n):  # every option once, so UCB has a mean for each
-            total[i] += self.simulate(state, seat, options[i][0])
-            visits[i] += 1
-        for t in range(n, self.p["simulations"]):
-            log_t = math.log(t + 1)
-            i = max(range(n), key=lambda j: total[j] / visits[j]
-                    + c * math.sqrt(log_t / visits[j]) + options[j][1] / (visits[j] + 1))
-            total[i] += self.simulate(state, seat, options[i][0])
-            visits[i] += 1
-        best = max(range(n), key=lambda j: (total[j] / visits[j], visits[j], -j))
-        return options[best][0][0]
-
-    def simulate(self, state: Any, seat: int, seq: list[Any]) -> float:
-        s = state.clone()
-        for a in seq:
-            s.apply(a)
+        root = Node(state.current_player(), options)
         horizon = self.p["horizon"]
         last_round = state.round + horizon - 1 if horizon else math.inf
+        for _ in range(self.p["simulations"]):
+            self.simulate(state, root, last_round)
+        return root.moves[root.best()][0]
+
+    def simulate(self, state: Any, root: Node, last_round: float) -> None:
+        h = self.heuristic
+        c = float(self.p["exploration"])
+        grow = self.p["expand_after"]
+        s = state.clone()
+        path: list[tuple[Node, int]] = []
+        node, legal = root, None  # the root's moves come from the state as it is
+        while True:
+            i = node.select(c)
+            if legal is None:  # the root: its moves come from this very state
+                for a in node.moves[i]:
+                    s.apply(a)
+            elif not self._play(s, node.moves[i], legal):
+                break
+            path.append((node, i))
+            child = node.children.get(i)
+            if not grow or child is None and node.visits[i] + 1 < grow:
+                break
+            legal = self._advance(s, last_round)
+            if legal is None:
+                break
+            if child is None:
+                child = node.children[i] = Node(s.current_player(), h.root_moves(s, legal))
+            elif s.current_player() != child.seat:
+                break
+            node = child
+        self._playout(s, last_round)
+        values = h.values(s)
+        for n, i in path:
+            n.visits[i] += 1
+            n.total[i] += values[n.seat] - max(v for k, v in enumerate(values) if k != n.seat)
+
+    def _advance(self, s: Any, last_round: float) -> list | None:
+        """Play the decisions the heuristic takes without search; the legal moves of the next
+        searched one, or None when the game or the horizon ends first."""
+        h = self.heuristic
+        while not s.is_over() and not h.playout_over(s, last_round):
+            legal = s.legal_actions()
+            forced = h.decide(s, legal)
+            if forced is None:
+                return legal
+            s.apply(forced)
+        return None
+
+    @staticmethod
+    def _play(s: Any, seq: list[Any], legal: list) -> bool:
+        """Play a stored move below the root if it is still legal: the decisions played without
+        search on the way down may have come out otherwise this time."""
+        for k, a in enumerate(seq):
+            if a not in (legal if k == 0 else s.legal_actions()):
+                return False
+            s.apply(a)
+        return True
+
+    def _playout(self, s: Any, last_round: float) -> None:
         h = self.heuristic
         steps = 0
         while not s.is_over() and steps < MAX_PLAYOUT_STEPS:
@@ -85,5 +160,3 @@ class SearchStrategy(Strategy):
             legal = s.legal_actions()
             s.apply(legal[0] if len(legal) == 1 else h.playout(s, legal))
             steps += 1
-        values = h.values(s)
-        return values[seat] - max(v for i, v in enumerate(values) if i != seat)

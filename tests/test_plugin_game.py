@@ -3,7 +3,6 @@ from here, goes through list, play, run (two workers), report, compare and repla
 game-agnostic search bot plays it."""
 
 import json
-import sys
 
 import plugin_game
 import polars as pl
@@ -14,14 +13,8 @@ import strategies
 import terra_sim
 from terra_sim.cli import cli
 from terra_sim.core.errors import UserError
-from terra_sim.games import register_game, unregister_game
 
-
-@pytest.fixture(autouse=True)
-def tally():
-    register_game(plugin_game.SLUG, plugin_game.Tally, sys.modules["plugin_game"])
-    yield
-    unregister_game(plugin_game.SLUG)
+pytestmark = pytest.mark.usefixtures("tally_game")
 
 
 def invoke(*args: str) -> str:

@@ -202,9 +202,11 @@ def test_two_player_variants(variant):
         assert any(a.startswith("neutral") for a in rec.actions)
 
 
-def test_mcts_plays_legal_games_with_a_tiny_budget():
+@pytest.mark.parametrize("expand_after", [0, 2])
+def test_mcts_plays_legal_games_with_a_tiny_budget(expand_after):
+    tiny = (TINY_MCTS[0], {**TINY_MCTS[1], "expand_after": expand_after})
     for i, factions in enumerate(faction_sets(4, 1, seed=9)[:3]):
-        bots = [TINY_MCTS, "greedy", "merchant", "random"]
+        bots = [tiny, "greedy", "merchant", "random"]
         rec = play_game("terra-nova", factions, bots[i % 4:] + bots[:i % 4], seed=77 + i)
         assert rec.rounds == 5
 

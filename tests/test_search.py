@@ -1,0 +1,75 @@
+"""The game-agnostic search bot on the test game (tests/plugin_game.py): the tree it grows, its
+determinism and its strength without any game heuristic."""
+
+import math
+import random
+
+import plugin_game
+import pytest
+
+import terra_sim
+from strategies import make_strategy
+from strategies.heuristic import Heuristic
+from strategies.search import Node, SearchStrategy
+from terra_sim.core.errors import UserError
+
+pytestmark = pytest.mark.usefixtures("tally_game")
+
+
+def grow(expand_after: int, simulations: int) -> tuple[Node, plugin_game.TallyState]:
+    bot = make_strategy(("mcts", {"expand_after": expand_after, "horizon": 0}),
+                        random.Random(1), "tally")
+    state = plugin_game.Tally().new_state(["ant", "cat", "eel"], 4)
+    root = Node(state.current_player(), bot.heuristic.root_moves(state,
+                                                                  state.legal_actions()))
+    for _ in range(simulations):
+        bot.simulate(state, root, math.inf)
+    return root, state
+
+
+def test_without_a_game_heuristic_every_legal_move_is_searched():
+    bot = make_strategy("mcts", random.Random(0), "tally")
+    assert type(bot.heuristic) is Heuristic
+    state = plugin_game.Tally().new_state(["ant", "cat"], 1)
+    assert [seq for seq, _ in bot.heuristic.root_moves(state, state.legal_actions())] == [
+        [("step", 1)], [("step", 2)], [("step", 3)]]
+
+
+def test_flat_search_grows_no_tree():
+    root, _ = grow(0, 60)
+    assert sum(root.visits) == 60 and not root.children
+
+
+def test_the_tree_grows_below_moves_tried_often_enough():
+    root, state = grow(3, 200)
+    assert sum(root.visits) == 200
+    assert set(root.children) == {i for i, v in enumerate(root.visits) if v >= 3}
+    child = next(iter(root.children.values()))
+    after = state.clone()
+    after.apply(root.moves[next(iter(root.children))][0])
+    assert child.seat == after.current_player() != root.seat  # the next seat decides there
+    assert sum(child.visits) == root.visits[next(iter(root.children))] - 2
+    assert any(c.children for c in root.children.values())  # and deeper still
+
+
+@pytest.mark.parametrize("expand_after", [0, 3])
+def test_search_beats_random_and_replays(expand_after):
+    bot = ("mcts", {"expand_after": expand_after, "simulations": 40})
+    wins = 0
+    for seed in range(8):
+        seats = [bot, "random"] if seed % 2 == 0 else ["random", bot]
+        rec = terra_sim.play_game("tally", None, seats, seed, players=2)
+        me = seats.index(bot)
+        wins += rec.final_vp[me] > rec.final_vp[1 - me]
+        again = terra_sim.play_game("tally", None, seats, seed, players=2)
+        assert again.actions == rec.actions
+    assert wins >= 7
+
+
+def test_bad_parameters_are_user_errors():
+    for params, message in [({"expand_after": -1}, "expand_after must be an integer >= 0"),
+                            ({"horizon": 1.5}, "horizon must be an integer"),
+                            ({"exploration": "wide"}, "exploration must be a number")]:
+        with pytest.raises(UserError, match=message):
+            make_strategy(("mcts", params), random.Random(0), "tally")
+    assert SearchStrategy.kind == "search"
