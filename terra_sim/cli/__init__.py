@@ -29,7 +29,7 @@ class Group(click.Group):
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="terra-sim")
 def cli() -> None:
-    """Tournament simulator and balance reports for Terra Nova and its family."""
+    """Tournament simulator and balance reports for the Terra Mystica family of games."""
 
 
 for _name in COMMAND_MODULES:

@@ -9,6 +9,7 @@ class HouseFirst(Strategy):
     name = "house-first"
     description = "Builds the cheapest house in reach; upgrades when it cannot; never digs."
     params = {"upgrade": True}  # set upgrade = false in a config variant to only build
+    games = ("terra-nova",)  # it reads Terra Nova's state: naming it for another game is an error
 
     def choose(self, state: Any, legal: list) -> Any:
         p = state.players[state.current_player()]
