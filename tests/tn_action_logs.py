@@ -18,11 +18,13 @@ HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "fixtures" / "tn_action_logs.json"
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
 TINY_SEARCH = ["mcts", {"simulations": 8, "candidates": 3}]
+EXAMPLE_BOT = "strategies.terra_nova.examples.house_first:HouseFirst"
 
 
 def specs() -> list[dict[str, Any]]:
-    """48 games: every faction (each mat side), 2, 3 and 4 players, every shipped bot, both
-    two-player variants and the drop-out turn order."""
+    """248 games: every faction (each mat side), 2, 3 and 4 players, every shipped bot (the
+    search bot flat and with a tree, on small budgets), the example user bot, both two-player
+    variants and the drop-out turn order."""
     from terra_sim import get_game
 
     game = get_game("terra-nova")
@@ -47,6 +49,20 @@ def specs() -> list[dict[str, Any]]:
         bots: list[Any] = [TINY_SEARCH, *(SCRIPTED[(i + k) % 6] for k in range(n - 1))]
         out.append({"factions": picks, "strategies": bots[i % n:] + bots[:i % n],
                     "seed": 900 + i, "options": {}})
+    rng = random.Random(2027)
+    roster += [EXAMPLE_BOT, ["mcts", {"simulations": 6, "candidates": 2, "expand_after": 2}]]
+    for i in range(200):
+        n = 2 + i % 3
+        picks = [rng.choice(g) for g in rng.sample(groups, n)]
+        options = {}
+        if n == 2 and i % 6 == 1:
+            options["variant"] = ("planner", "lucky-digger")[i // 6 % 2]
+        if i % 4 == 3:
+            options["turn_order"] = "dropout"
+        bots = [roster[(i + 3 * k) % len(roster)] for k in range(n)]
+        if i % 20:  # the search bots in one game of every twenty: they are slow
+            bots = [b if isinstance(b, str) else SCRIPTED[k] for k, b in enumerate(bots)]
+        out.append({"factions": picks, "strategies": bots, "seed": 2000 + i, "options": options})
     return out
 
 
