@@ -14,7 +14,7 @@ class Strategy:
     bots; "baseline" (random) and "search" (slow) bots are asked for by name.
     """
 
-    name: ClassVar[str] = "strategy"
+    name: str = "strategy"  # a config variant's instance reports the variant's name
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
     kind: ClassVar[str] = "scripted"

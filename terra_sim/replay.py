@@ -82,8 +82,8 @@ def replay(run_dir: str | Path, game_id: int, step: bool = False,
     factions = players["faction"].to_list()
     names = players["strategy"].to_list()
     logged_vp = players["vp"].to_list()
-    texts = _rows(run_dir, "actions", schemas["actions"], game_id).sort("index")["action"]
-    from_seed = texts.is_empty()
+    logged = _rows(run_dir, "actions", schemas["actions"], game_id).sort("index")["action"]
+    from_seed = logged.is_empty()
     seat_names = [f"seat {s} {f} ({n})" for s, (f, n) in enumerate(zip(factions, names,
                                                                        strict=True))]
     echo(f"Game {game_id} of {run_dir} ({manifest['game']}, {len(factions)} players, "
@@ -96,7 +96,7 @@ def replay(run_dir: str | Path, game_id: int, step: bool = False,
                         overrides=manifest["overrides"] or None, **manifest["options"])
         texts = rec.actions
     else:
-        texts = texts.to_list()
+        texts = logged.to_list()
     state = _replay_texts(manifest, factions, seed, texts, seat_names, step, echo)
     replayed = state.vp()
     echo("\nFinal scores")

@@ -358,7 +358,7 @@ def _manifest(cfg: RunConfig, run_dir: Path, old: dict[str, Any] | None) -> dict
         "data_set": g.data_set, "data_hash": g.data_hash, "overrides": cfg.overrides,
         "approximate_data": list(g.approximate),
         "player_counts": cfg.players, "factions": cfg.factions, "strategies": cfg.strategies,
-        "strategy_specs": {s: strategy_spec(cfg, s) for s in cfg.strategies},
+        "strategy_specs": {s: strategy_spec(cfg, s) for s in cfg.strategies or ()},
         "categories": list(g.categories), "design": cfg.design, "options": cfg.options,
         "planned_games": cfg.games, "finished_games": 0, "failed_games": 0,
         "started_at": old["started_at"] if old else _now(), "finished_at": None,
@@ -461,7 +461,7 @@ def run_tournament(config_or_path: RunConfig | dict | str | Path | None = None, 
     bar.close()
     stats.wall_s = time.perf_counter() - t0
     _finish(manifest, run_dir, t0)
-    return RunResult(run_dir, storage.read_manifest(run_dir), stats)
+    return RunResult(run_dir, storage.read_manifest(run_dir) or manifest, stats)
 
 
 def _finish(manifest: dict[str, Any], run_dir: Path, t0: float) -> None:

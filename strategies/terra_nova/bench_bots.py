@@ -21,6 +21,7 @@ from typing import Any
 
 from terra_sim import get_game, play_game
 from terra_sim.analysis.stats import wilson_interval
+from terra_sim.games.terra_nova.game import TerraNova
 
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
 SPECIAL_KINDS = ("bonus-build", "bonus-dig", "fairy-build", "fairy-dig", "sun-build", "sun-dig",
@@ -53,8 +54,8 @@ def run(jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str, Any]]:
 
 def head_to_head(bot: str, other: str, games: int, seed: int,
                  workers: int) -> tuple[float, int, list[dict[str, Any]]]:
-    jobs = [((bot, other) if i % 2 == 0 else (other, bot), seed + i, 2, {})
-            for i in range(games)]
+    jobs: list[tuple[Any, ...]] = [((bot, other) if i % 2 == 0 else (other, bot), seed + i, 2,
+                                    {}) for i in range(games)]
     results = run(jobs, workers)
     wins = 0.0
     for r in results:
@@ -78,6 +79,7 @@ def timing(results: Iterable[dict[str, Any]], spent: dict, count: Counter) -> No
 
 def coverage(results: list[dict[str, Any]]) -> dict[str, Counter]:
     game = get_game("terra-nova")
+    assert isinstance(game, TerraNova)
     kinds: Counter = Counter()
     palaces: Counter = Counter()
     for r in results:
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
           f"  {'significant' if lo > 0.5 else 'not significant'}")
 
     roster = SCRIPTED + (["mcts"] if args.with_mcts else [])
-    jobs = []
+    jobs: list[tuple[Any, ...]] = []
     seed = args.seed + 200_000
     for combo in itertools.combinations(roster, 4):
         for _rep in range(rr_reps):
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"== 3. 4-player round robin of {len(roster)} bots: {len(jobs)} games")
     res = run(jobs, args.workers)
     timing(res, spent, count)
-    share: Counter = Counter()
+    share: dict[str, float] = defaultdict(float)
     played: Counter = Counter()
     win_vp: list[int] = []
     vp_sum: Counter = Counter()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from multiprocessing import Pool
 from typing import Any
 
@@ -66,11 +66,11 @@ def main(argv: list[str] | None = None) -> None:
     for r in res:
         for b in r["breakdown"]:
             cats.update(b)
-    bot_share: Counter = Counter()
+    bot_share: dict[str, float] = defaultdict(float)
     bot_vp: Counter = Counter()
     bot_n: Counter = Counter()
     bot_towns: Counter = Counter()
-    fac_share: Counter = Counter()
+    fac_share: dict[str, float] = defaultdict(float)
     fac_n: Counter = Counter()
     for r in res:
         best = max(r["vp"])

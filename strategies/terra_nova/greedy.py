@@ -293,11 +293,11 @@ class GreedyStrategy(Strategy):
         """The town progress of a bridge joining two of p's groups outside towns."""
         if not self._worth:
             return 0.0
-        ends = [self._groups.get(h) for h in state.data.map.bridge_sites[site]]
-        if not all(ends) or ends[0][0] == ends[1][0]:
+        a, b = (self._groups.get(h) for h in state.data.map.bridge_sites[site])
+        if a is None or b is None or a[0] == b[0]:
             return 0.0
-        n = ends[0][1] + ends[1][1]
-        val = ends[0][2] + ends[1][2]
+        n = a[1] + b[1]
+        val = a[2] + b[2]
         if n >= self._min_b and val >= self._need:
             return self._worth * (1.0 - self.share(self._best))
         steps = max(self._min_b - n, self._need - val, 1)

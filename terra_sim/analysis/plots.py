@@ -34,9 +34,9 @@ def _err(point, lo, hi) -> list[np.ndarray]:
 
 def _whiskers(ax, x, y, lo, hi, colours: list[str]) -> None:
     # errorbar takes one colour per call, so draw each colour's points together.
-    colours = np.asarray(colours)
-    for c in dict.fromkeys(colours.tolist()):
-        m = colours == c
+    by_point = np.asarray(colours)
+    for c in dict.fromkeys(colours):
+        m = by_point == c
         ax.errorbar(x[m], y[m], xerr=_err(x[m], lo[m], hi[m]), fmt="none", ecolor=c,
                     capsize=3, lw=1.5)
 

@@ -1,5 +1,7 @@
 """`terra-sim play`: one game, told round by round."""
 
+from typing import Any
+
 import click
 
 from terra_sim.cli.options import game_option, seed_option
@@ -64,7 +66,7 @@ def play(game: str, players: int, seed: int, factions: str | None, strategies: s
     """Play one game and print it round by round with the final score breakdown."""
     from terra_sim import play_game
 
-    opts = dict(parse_option(o) for o in options)
+    opts: dict[str, Any] = dict(parse_option(o) for o in options)
     fac = factions.split(",") if factions else None
     strats = strategies.split(",") if "," in strategies else strategies
     record = play_game(game, fac, strats, seed, players=None if fac else players, **opts)

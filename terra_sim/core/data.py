@@ -1,5 +1,6 @@
 """Loading and validating declarative game data (TOML), with what-if overrides."""
 
+import builtins
 import copy
 import hashlib
 import json
@@ -61,19 +62,21 @@ class Field:
             raise DataError(f"{self.where}.{key}: expected an integer in {lo}..{hi}, got {v!r}")
         return v
 
-    def str(self, key: str, default: str | None = None, choices: Any = None) -> str:
+    def str(self, key: builtins.str, default: builtins.str | None = None,
+            choices: Any = None) -> builtins.str:
         v = self._get(key, default)
         if not isinstance(v, str) or (choices is not None and v not in choices):
             valid = f" (one of {', '.join(choices)})" if choices is not None else ""
             raise DataError(f"{self.where}.{key}: expected a string{valid}, got {v!r}")
         return v
 
-    def ints(self, key: str, length: int, default: list | None = None, lo: int = 0) -> tuple:
+    def ints(self, key: builtins.str, length: builtins.int, default: list | None = None,
+             lo: builtins.int = 0) -> tuple:
         v = self._get(key, default)
         ok = isinstance(v, list) and len(v) == length
         if not ok or not all(isinstance(x, int) and not isinstance(x, bool) and x >= lo for x in v):
             raise DataError(f"{self.where}.{key}: expected {length} integers >= {lo}, got {v!r}")
         return tuple(v)
 
-    def table_of(self, key: str) -> "Field":
+    def table_of(self, key: builtins.str) -> "Field":
         return Field(self._get(key, None), f"{self.where}.{key}")

@@ -97,7 +97,7 @@ class ActionCodec:
         types = self.kinds[kind]
         if len(rest) != len(types) and not (types == ("tile?",) and not rest):
             raise IllegalAction(f"{text!r}: {kind} takes {len(types)} argument(s)")
-        args = []
+        args: list[int | str] = []
         for typ, word in zip(types, rest, strict=False):
             try:
                 if typ == "hex":

@@ -284,7 +284,7 @@ class TerraNovaState:
     def _can_exchange(self, p: Player, final: bool) -> bool:
         ptv = p.eff.get("power_to_vp")
         if final:  # everything left is exchanged for money at the end anyway
-            return bool(ptv) and p.p3 >= ptv[0]
+            return p.p3 >= ptv[0] if ptv else False
         return p.p3 > 0
 
     def _turn_action(self, seat: int, p: Player, kind: str, args: tuple) -> None:
