@@ -1,4 +1,5 @@
-"""Throughput benchmark: the same tournament with one worker and with every core."""
+"""Throughput benchmark: the same tournament with one worker and with every core, and the same
+measurement of another revision of the code, in turns, for a fair before-and-after."""
 
 import os
 import resource
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from terra_sim.core.errors import UserError
 from terra_sim.games import DEFAULT_GAME
 from terra_sim.runner import run_tournament
 
@@ -53,3 +55,87 @@ def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int =
     memory = {"parent": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
               "worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
     return lines, memory
+
+
+# The same measurement in another source tree: the driver runs in a child process whose
+# PYTHONPATH puts that tree first, and imports only what every version of terra-sim has.
+DRIVER = """
+import dataclasses, json, sys
+from terra_sim.bench import bench
+lines, memory = bench(*json.loads(sys.argv[1]))
+print(json.dumps([dataclasses.asdict(b) for b in lines]))
+"""
+
+
+@dataclass
+class Side:
+    label: str
+    tree: Path
+    runs: list[list[BenchLine]]
+
+    def median(self, workers_index: int, field: str) -> float:
+        values = sorted(getattr(r[workers_index], field) for r in self.runs)
+        mid = len(values) // 2
+        return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def source_tree() -> Path:
+    """The folder this terra_sim is imported from (an editable install's checkout)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def export_revision(rev: str, dest: Path) -> Path:
+    """The files of git revision `rev` of this checkout, written under `dest`."""
+    import subprocess
+
+    repo = source_tree()
+    try:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", rev], check=True,
+                                 capture_output=True).stdout
+    except FileNotFoundError:
+        raise UserError("--against needs git on the PATH") from None
+    except subprocess.CalledProcessError as e:
+        raise UserError(f"--against {rev}: not a revision of the checkout at {repo} "
+                        f"({e.stderr.decode().strip() or 'git archive failed'})") from None
+    import io
+    import tarfile
+
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def _run_in(tree: Path, args: list[Any]) -> list[BenchLine]:
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(args)], env=env,
+                          capture_output=True, text=True, cwd=tree)
+    if done.returncode:
+        raise UserError(f"the bench failed in {tree}:\n{done.stderr.strip()[-2000:]}")
+    return [BenchLine(**d) for d in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
+def bench_against(rev: str, rounds: int = 3, game: str = DEFAULT_GAME,
+                  players: list[int] | str = "4", games: int = 200,
+                  strategies: list[str] | str | None = None, workers: int | None = None,
+                  progress: Any = None) -> tuple[Side, Side]:
+    """This tree and git revision `rev`, measured in turns on the same machine: `rounds`
+    rounds, each running both (which goes first alternates), so that load from other programs
+    falls on both alike. Returns (this tree, rev)."""
+    if rounds < 1:
+        raise UserError(f"--rounds must be at least 1, got {rounds}")
+    args = [game, players, games, strategies, workers]
+    with tempfile.TemporaryDirectory(prefix="terra-sim-against-") as tmp:
+        new = Side("this tree", source_tree(), [])
+        old = Side(rev, export_revision(rev, Path(tmp) / "old"), [])
+        for r in range(rounds):
+            for side in (new, old) if r % 2 == 0 else (old, new):
+                side.runs.append(_run_in(side.tree, args))
+                if progress:
+                    progress(side, r)
+    return new, old

@@ -212,6 +212,23 @@ def test_bench_reports_throughput(tmp_path):
     assert "speed-up with 2 workers" in result.output and "peak memory" in result.output
 
 
+def test_bench_against_a_revision_measures_both_in_turns():
+    result = invoke("bench", "--games", 3, "--strategies", "random", "--workers", 1,
+                    "--against", "HEAD", "--rounds", 2)
+    assert result.exit_code == 0, result.output
+    rounds = [line for line in result.output.splitlines() if line.startswith("  round")]
+    assert [r.split(",")[1].split(":")[0].strip() for r in rounds] == [
+        "this tree", "HEAD", "HEAD", "this tree"]  # who goes first alternates
+    ratio = [line for line in result.output.splitlines() if "worker(s), games/s" in line]
+    assert len(ratio) == 1 and ratio[0].endswith("x")
+
+
+def test_bench_against_an_unknown_revision_is_a_user_error():
+    result = CliRunner().invoke(cli, ["bench", "--against", "no-such-rev", "--games", "2"])
+    assert result.exit_code == 2 and "not a revision" in result.output
+    assert "Traceback" not in result.output
+
+
 @pytest.mark.parametrize("command", ["run", "replay", "bench"])
 def test_every_command_has_help(command):
     result = invoke(command, "--help")

@@ -100,24 +100,47 @@ def replay(run_dir, game_id, step) -> None:
 @click.option("--games", type=int, default=200, show_default=True, help="Games per measurement.")
 @click.option("--strategies", help="Strategy pool (default: the scripted bots).")
 @click.option("--workers", type=int, help="Workers for the parallel run (default: all cores).")
-def bench(game, players, games, strategies, workers) -> None:
+@click.option("--against", metavar="REV",
+              help="Also measure git revision REV of this checkout, in turns with this tree, "
+                   "and show both side by side (before and after a change).")
+@click.option("--rounds", type=int, default=3, show_default=True,
+              help="With --against: measurements of each side.")
+def bench(game, players, games, strategies, workers, against, rounds) -> None:
     """Measure games/s and decisions/s, 1 worker vs all.
 
     Also shows the share of time spent writing Parquet and lost to inter-process overhead.
+    With --against REV, this tree and REV take turns on the machine and the medians are
+    compared.
     """
-    from terra_sim.bench import bench as run_bench
+    from terra_sim import bench as b
 
-    lines, memory = run_bench(game, players, games, strategies, workers)
+    if against:
+        def progress(side, r):
+            click.echo(f"  round {r + 1}/{rounds}, {side.label}: " + ", ".join(
+                f"{x.games_per_s:.1f} games/s with {x.workers}" for x in side.runs[-1]))
+
+        new, old = b.bench_against(against, rounds, game, players, games, strategies, workers,
+                                   progress)
+        click.echo(f"\nmedian of {rounds} rounds{'':<10}{'this tree':>12}{against:>14}"
+                   f"{'ratio':>8}")
+        for i, line in enumerate(new.runs[0]):
+            for field, label in (("games_per_s", "games/s"),
+                                 ("decisions_per_s", "decisions/s")):
+                a, z = new.median(i, field), old.median(i, field)
+                click.echo(f"{f'{line.workers} worker(s), {label}':<28}{a:>12.1f}{z:>14.1f}"
+                           f"{a / z if z else float('nan'):>7.2f}x")
+        return
+    lines, memory = b.bench(game, players, games, strategies, workers)
     click.echo(f"{'workers':>7}{'games':>7}{'wall s':>8}{'games/s':>9}{'decisions/s':>13}"
                f"{'parquet':>9}{'overhead':>10}{'cpu':>6}")
-    for b in lines:
-        click.echo(f"{b.workers:>7}{b.games:>7}{b.wall_s:>8.2f}{b.games_per_s:>9.1f}"
-                   f"{b.decisions_per_s:>13.0f}{b.parquet_share:>9.1%}{b.overhead_share:>10.1%}"
-                   f"{b.cpu_share:>6.0%}")
+    for x in lines:
+        click.echo(f"{x.workers:>7}{x.games:>7}{x.wall_s:>8.2f}{x.games_per_s:>9.1f}"
+                   f"{x.decisions_per_s:>13.0f}{x.parquet_share:>9.1%}{x.overhead_share:>10.1%}"
+                   f"{x.cpu_share:>6.0%}")
     if len(lines) == 2:
         click.echo(f"speed-up with {lines[1].workers} workers: "
                    f"{lines[1].games_per_s / lines[0].games_per_s:.2f}x")
-    if any(b.cpu_share < 0.9 for b in lines):
+    if any(x.cpu_share < 0.9 for x in lines):
         click.echo("note: workers got under 90% of a core (cpu column): other programs are "
                    "competing, so the figures understate this machine's speed")
     click.echo(f"peak memory: parent {memory['parent']:.0f} MiB, "
