@@ -334,7 +334,7 @@ class GreedyStrategy(Strategy):
     def evaluate(self, state: Any, seat: int, p: Any, top: list[Action],
                  extra: dict) -> list[tuple[float, Action]]:
         """Look-ahead scores (valuation gain plus plan bias) of the candidate actions."""
-        ctx = Context(state, seat, self.w)
+        ctx = Context.of(state, seat, self.w)
         base = valuation(state, seat, ctx)
         out = []
         for a in top:

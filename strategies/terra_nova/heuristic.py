@@ -61,11 +61,5 @@ class TerraNovaHeuristic(Heuristic):
             return state.vp()
         w = self.guide.w
         sizes = [network_size(state, q) for q in state.players]
-        values = []
-        for i in range(len(state.players)):
-            ctx = Context.__new__(Context)
-            ctx.seat, ctx.w = i, w
-            ctx.fut = 0
-            ctx.others_network = sizes[:i] + sizes[i + 1:]
-            values.append(valuation(state, i, ctx))
-        return values
+        return [valuation(state, i, Context(i, w, 0, sizes[:i] + sizes[i + 1:]))
+                for i in range(len(state.players))]

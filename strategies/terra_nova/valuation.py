@@ -172,12 +172,16 @@ class Context:
 
     __slots__ = ("seat", "others_network", "fut", "w")
 
-    def __init__(self, state: Any, seat: int, w: dict[str, float]):
+    def __init__(self, seat: int, w: dict[str, float], fut: int, others_network: list[int]):
         self.seat = seat
         self.w = w
-        self.fut = future_incomes(state)
-        self.others_network = [network_size(state, q) for i, q in enumerate(state.players)
-                               if i != seat]
+        self.fut = fut
+        self.others_network = others_network
+
+    @staticmethod
+    def of(state: Any, seat: int, w: dict[str, float]) -> Context:
+        return Context(seat, w, future_incomes(state),
+                       [network_size(state, q) for i, q in enumerate(state.players) if i != seat])
 
 
 def valuation(state: Any, seat: int, ctx: Context) -> float:

@@ -81,4 +81,4 @@ class TerraNova:
                 raise UserError(f"option {key}: {value!r} is not one of {', '.join(OPTIONS[key])}")
         if options.get("variant", "standard") != "standard" and len(factions) != 2:
             raise UserError(f"the {options['variant']} variant is for 2 players")
-        return TerraNovaState(self.data, self.codec, factions, seed, **options)
+        return TerraNovaState.start(self.data, self.codec, factions, seed, **options)

@@ -28,38 +28,41 @@ class Player:
         "used", "placed",
     )
 
-    def __init__(self, faction: Faction, data: TerraNovaData):
+    def __init__(self, faction: Faction, eff: dict[str, Any], money: int, p1: int, p2: int,
+                 p3: int, houses: int, tps: int, palace_left: int, palace_right: int, sail: int,
+                 bridges: int, towns: int, tiles_used: tuple[int, ...], bonus: str,
+                 vp: list[int], passed: bool, used: frozenset[str], placed: list[int]):
+        # Every field as an argument: the one constructor serves a new seat and a copy alike,
+        # as compiled classes (mypyc) have no other way to make an instance.
         self.faction = faction
-        self.eff: dict[str, Any] = dict(faction.ability)  # ability + built palaces
-        self.money = faction.start_money
-        self.p1, self.p2, self.p3 = data.start_power
-        self.houses = 0  # masks
-        self.tps = 0
-        self.palace_left = 0
-        self.palace_right = 0
-        self.sail = 0
-        self.bridges = data.bridges  # bridges left in supply
-        self.towns = 0  # buildings that belong to a town
-        self.tiles_used: tuple[int, ...] = ()
-        self.bonus = ""  # bonus tile held
-        self.vp = [0] * len(CATEGORIES)
-        self.passed = False
-        self.used: frozenset[str] = frozenset()  # special/personal actions used this round
-        self.placed: list[int] = []  # hexes built on in the current action (town expansion)
+        self.eff = eff  # ability + built palaces; replaced, never changed in place
+        self.money = money
+        self.p1, self.p2, self.p3 = p1, p2, p3
+        self.houses, self.tps = houses, tps  # masks
+        self.palace_left, self.palace_right = palace_left, palace_right
+        self.sail = sail
+        self.bridges = bridges  # bridges left in supply
+        self.towns = towns  # buildings that belong to a town
+        self.tiles_used = tiles_used
+        self.bonus = bonus  # bonus tile held
+        self.vp = vp
+        self.passed = passed
+        self.used = used  # special/personal actions used this round
+        self.placed = placed  # hexes built on in the current action (town expansion)
+
+    @staticmethod
+    def start(faction: Faction, data: TerraNovaData) -> "Player":
+        p1, p2, p3 = data.start_power
+        return Player(faction, dict(faction.ability), faction.start_money, p1, p2, p3, 0, 0, 0,
+                      0, 0, data.bridges, 0, (), "", [0] * len(CATEGORIES), False, frozenset(),
+                      [])
 
     def copy(self) -> "Player":
-        # Search bots copy players thousands of times per game: spell the fields out.
-        p = Player.__new__(Player)
-        p.faction, p.eff, p.money = self.faction, self.eff, self.money
-        p.p1, p.p2, p.p3 = self.p1, self.p2, self.p3
-        p.houses, p.tps, p.palace_left, p.palace_right = (
-            self.houses, self.tps, self.palace_left, self.palace_right)
-        p.sail, p.bridges, p.towns = self.sail, self.bridges, self.towns
-        p.tiles_used = self.tiles_used
-        p.bonus, p.passed, p.used = self.bonus, self.passed, self.used
-        p.vp = self.vp[:]
-        p.placed = self.placed[:]
-        return p
+        # Search bots copy players thousands of times per game.
+        return Player(self.faction, self.eff, self.money, self.p1, self.p2, self.p3,
+                      self.houses, self.tps, self.palace_left, self.palace_right, self.sail,
+                      self.bridges, self.towns, self.tiles_used, self.bonus, self.vp[:],
+                      self.passed, self.used, self.placed[:])
 
     @property
     def palaces(self) -> int:
@@ -90,47 +93,65 @@ class Player:
 class TerraNovaState:
     """Everything that changes during a game. Implements terra_sim.core.protocol.State."""
 
-    def __init__(self, data: TerraNovaData, codec: ActionCodec, factions: list[str], seed: int,
-                 variant: str = "standard", turn_order: str = "clockwise"):
+    def __init__(self, data: TerraNovaData, codec: ActionCodec, seed: int, variant: str,
+                 turn_order: str, players: list[Player], terrain: list[int], adj: list[int],
+                 bridge_owner: list[int], neutral: int, occupied: int, round: int,
+                 used_power: frozenset[str], pending: list[tuple[str, int]], stage: str,
+                 queue: list[tuple[int, int]], order: list[int], turn: int, turn_done: bool,
+                 pass_order: list[int], round_tiles: list[str], bonus_tiles: list[str],
+                 supply: dict[str, int], neutral_terrain: int):
+        # Every field as an argument, like Player's: `start` sets up a game, `clone` copies one.
         self.data = data
         self.codec = codec
         self.seed = seed
         self.variant = variant
         self.turn_order = turn_order
-        self.n = len(factions)
-        self.players = [Player(data.factions[f], data) for f in factions]
-        m = data.map
-        self.terrain = list(data.terrain_of)
-        self.adj = m.neigh  # replaced by a copy when a bridge is built
-        self.bridge_owner = [-1] * len(m.bridge_sites)
-        self.neutral = 0
-        self.occupied = 0
-        self.round = 0
-        self.used_power: frozenset[str] = frozenset()
-        self.pending: list[tuple[str, int]] = []  # (decision, seat) resolved before anything else
-        self.stage = "setup-house"
-        self.queue: list[tuple[int, int]] = []  # (seat, detail) for setup/exchange stages
-        self.order = list(range(self.n))
-        self.turn = 0
-        self._turn_done = False  # the seat in turn has taken its action
-        self.pass_order: list[int] = []
+        self.n = len(players)
+        self.players = players
+        self.terrain = terrain
+        self.adj = adj  # the map's neighbours; replaced by a copy when a bridge is built
+        self.bridge_owner = bridge_owner
+        self.neutral = neutral
+        self.occupied = occupied
+        self.round = round
+        self.used_power = used_power
+        self.pending = pending  # (decision, seat) resolved before anything else
+        self.stage = stage
+        self.queue = queue  # (seat, detail) for setup/exchange stages
+        self.order = order
+        self.turn = turn
+        self._turn_done = turn_done  # the seat in turn has taken its action
+        self.pass_order = pass_order
+        self.round_tiles = round_tiles
+        self.bonus_tiles = bonus_tiles
+        self.supply = supply  # bonus tiles nobody holds -> coins on them
+        self.neutral_terrain = neutral_terrain
 
+    @staticmethod
+    def start(data: TerraNovaData, codec: ActionCodec, factions: list[str], seed: int,
+              variant: str = "standard", turn_order: str = "clockwise") -> "TerraNovaState":
+        """A new game: round and bonus tiles drawn from the seed, setup about to begin."""
+        n = len(factions)
         rng = stream(seed, "setup")
-        self.round_tiles = rng.sample(sorted(data.round_tiles), data.rounds)
-        self.bonus_tiles = sorted(rng.sample(sorted(data.bonus_tiles), self.n + 3))
-        self.supply = {t: 0 for t in self.bonus_tiles}  # bonus tiles nobody holds -> coins
-        self.neutral_terrain = -1
-        queue: list[tuple[int, int]] = []
+        round_tiles = rng.sample(sorted(data.round_tiles), data.rounds)
+        bonus_tiles = sorted(rng.sample(sorted(data.bonus_tiles), n + 3))
+        m = data.map
+        s = TerraNovaState(
+            data, codec, seed, variant, turn_order,
+            [Player.start(data.factions[f], data) for f in factions], list(data.terrain_of),
+            m.neigh, [-1] * len(m.bridge_sites), 0, 0, 0, frozenset(), [], "setup-house", [],
+            list(range(n)), 0, False, [], round_tiles, bonus_tiles,
+            {t: 0 for t in bonus_tiles}, -1)
         if variant == "planner":
             used = {data.factions[f].color for f in factions}
             free_colors = sorted({fa.color: fa.home for fa in data.factions.values()
                                   if fa.color not in used}.items())
-            self.neutral_terrain = rng.choice(free_colors)[1]
-            self.stage = "setup-neutral"
-            queue = [(s, self.neutral_terrain) for s in range(self.n)]
+            s.neutral_terrain = rng.choice(free_colors)[1]
+            s.stage = "setup-neutral"
+            s.queue = [(i, s.neutral_terrain) for i in range(n)]
         else:
-            queue = self._house_queue()
-        self.queue = queue
+            s.queue = s._house_queue()
+        return s
 
     # ----- protocol -----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -168,17 +189,13 @@ class TerraNovaState:
         return info
 
     def clone(self) -> "TerraNovaState":
-        s = TerraNovaState.__new__(TerraNovaState)
-        s.__dict__.update(self.__dict__)
-        s.players = [p.copy() for p in self.players]
-        s.terrain = self.terrain[:]
-        s.bridge_owner = self.bridge_owner[:]
-        s.pending = self.pending[:]
-        s.queue = self.queue[:]
-        s.order = self.order[:]
-        s.pass_order = self.pass_order[:]
-        s.supply = dict(self.supply)
-        return s
+        return TerraNovaState(
+            self.data, self.codec, self.seed, self.variant, self.turn_order,
+            [p.copy() for p in self.players], self.terrain[:], self.adj, self.bridge_owner[:],
+            self.neutral, self.occupied, self.round, self.used_power, self.pending[:],
+            self.stage, self.queue[:], self.order[:], self.turn, self._turn_done,
+            self.pass_order[:], self.round_tiles, self.bonus_tiles, dict(self.supply),
+            self.neutral_terrain)
 
     def render(self) -> str:
         from terra_sim.games.terra_nova.render import render_state
