@@ -1,5 +1,6 @@
 """terra-sim: tournament simulator and balance analytics for the Terra Mystica family."""
 
+from terra_sim import native  # noqa: F401  (first: it picks the compiled or the plain build)
 from terra_sim.core.record import GameRecord
 from terra_sim.games import game_slugs, get_game
 from terra_sim.play import play_game, replay_game

@@ -61,9 +61,12 @@ def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int =
 # PYTHONPATH puts that tree first, and imports only what every version of terra-sim has.
 DRIVER = """
 import dataclasses, json, sys
+import terra_sim
 from terra_sim.bench import bench
 lines, memory = bench(*json.loads(sys.argv[1]))
-print(json.dumps([dataclasses.asdict(b) for b in lines]))
+native = getattr(terra_sim, "native", None)
+print(json.dumps({"lines": [dataclasses.asdict(b) for b in lines],
+                  "build": native.STATUS if native else "plain Python"}))
 """
 
 
@@ -72,6 +75,7 @@ class Side:
     label: str
     tree: Path
     runs: list[list[BenchLine]]
+    build: str = ""  # compiled or plain Python, as the side's terra_sim.native says
 
     def median(self, workers_index: int, field: str) -> float:
         values = sorted(getattr(r[workers_index], field) for r in self.runs)
@@ -106,7 +110,18 @@ def export_revision(rev: str, dest: Path) -> Path:
     return dest
 
 
-def _run_in(tree: Path, args: list[Any]) -> list[BenchLine]:
+def build_in_place(tree: Path) -> None:
+    """Compile the modules of an exported tree as `pip install` would (setup.py), so that a
+    compiled tree is compared with a compiled tree."""
+    import subprocess
+    import sys
+
+    if (tree / "setup.py").is_file():
+        subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
+                       check=False, capture_output=True)
+
+
+def _run_in(tree: Path, args: list[Any]) -> tuple[list[BenchLine], str]:
     import json
     import subprocess
     import sys
@@ -117,7 +132,8 @@ def _run_in(tree: Path, args: list[Any]) -> list[BenchLine]:
                           capture_output=True, text=True, cwd=tree)
     if done.returncode:
         raise UserError(f"the bench failed in {tree}:\n{done.stderr.strip()[-2000:]}")
-    return [BenchLine(**d) for d in json.loads(done.stdout.strip().splitlines()[-1])]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return [BenchLine(**d) for d in out["lines"]], out["build"]
 
 
 def bench_against(rev: str, rounds: int = 3, game: str = DEFAULT_GAME,
@@ -133,9 +149,11 @@ def bench_against(rev: str, rounds: int = 3, game: str = DEFAULT_GAME,
     with tempfile.TemporaryDirectory(prefix="terra-sim-against-") as tmp:
         new = Side("this tree", source_tree(), [])
         old = Side(rev, export_revision(rev, Path(tmp) / "old"), [])
+        build_in_place(old.tree)
         for r in range(rounds):
             for side in (new, old) if r % 2 == 0 else (old, new):
-                side.runs.append(_run_in(side.tree, args))
+                lines, side.build = _run_in(side.tree, args)
+                side.runs.append(lines)
                 if progress:
                     progress(side, r)
     return new, old

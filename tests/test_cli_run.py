@@ -212,13 +212,15 @@ def test_bench_reports_throughput(tmp_path):
     assert "speed-up with 2 workers" in result.output and "peak memory" in result.output
 
 
-def test_bench_against_a_revision_measures_both_in_turns():
+def test_bench_against_a_revision_measures_both_in_turns(monkeypatch):
+    monkeypatch.setenv("TERRA_SIM_PURE", "1")  # no compiling of the exported revision here
     result = invoke("bench", "--games", 3, "--strategies", "random", "--workers", 1,
                     "--against", "HEAD", "--rounds", 2)
     assert result.exit_code == 0, result.output
     rounds = [line for line in result.output.splitlines() if line.startswith("  round")]
     assert [r.split(",")[1].split(":")[0].strip() for r in rounds] == [
         "this tree", "HEAD", "HEAD", "this tree"]  # who goes first alternates
+    assert "HEAD: plain Python" in result.output and "this tree: plain Python" in result.output
     ratio = [line for line in result.output.splitlines() if "worker(s), games/s" in line]
     assert len(ratio) == 1 and ratio[0].endswith("x")
 

@@ -5,6 +5,8 @@ that money, power, income and position can be weighed against points; a bot's `w
 (see DEFAULT_WEIGHTS) scales each term, which is how the plans differ.
 """
 
+# terra-sim: compile
+
 from __future__ import annotations
 
 from typing import Any

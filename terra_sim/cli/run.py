@@ -102,7 +102,8 @@ def replay(run_dir, game_id, step) -> None:
 @click.option("--workers", type=int, help="Workers for the parallel run (default: all cores).")
 @click.option("--against", metavar="REV",
               help="Also measure git revision REV of this checkout, in turns with this tree, "
-                   "and show both side by side (before and after a change).")
+                   "and show both side by side (before and after a change). REV is compiled "
+                   "as an install would compile it.")
 @click.option("--rounds", type=int, default=3, show_default=True,
               help="With --against: measurements of each side.")
 def bench(game, players, games, strategies, workers, against, rounds) -> None:
@@ -121,6 +122,8 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
 
         new, old = b.bench_against(against, rounds, game, players, games, strategies, workers,
                                    progress)
+        for side in (new, old):
+            click.echo(f"{side.label}: {side.build}")
         click.echo(f"\nmedian of {rounds} rounds{'':<10}{'this tree':>12}{against:>14}"
                    f"{'ratio':>8}")
         for i, line in enumerate(new.runs[0]):
@@ -130,7 +133,10 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
                 click.echo(f"{f'{line.workers} worker(s), {label}':<28}{a:>12.1f}{z:>14.1f}"
                            f"{a / z if z else float('nan'):>7.2f}x")
         return
+    from terra_sim import native
+
     lines, memory = b.bench(game, players, games, strategies, workers)
+    click.echo(f"build: {native.STATUS}")
     click.echo(f"{'workers':>7}{'games':>7}{'wall s':>8}{'games/s':>9}{'decisions/s':>13}"
                f"{'parquet':>9}{'overhead':>10}{'cpu':>6}")
     for x in lines:

@@ -10,6 +10,8 @@ Everything a rule asks about geometry (neighbours, river reach for sailing, edge
 continents, bridge sites) is precomputed here once per map, so the engine only does `|` and `&`.
 """
 
+# terra-sim: compile
+
 from collections.abc import Iterator, Sequence
 
 RIVER = "river"

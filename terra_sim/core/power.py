@@ -1,5 +1,7 @@
 """The power cycle: gaining moves bowl I -> II first, then II -> III; spending moves III -> I."""
 
+# terra-sim: compile
+
 
 def gain_power(b1: int, b2: int, b3: int, amount: int) -> tuple[int, int, int]:
     """Bowls after gaining `amount` power; steps beyond a full bowl III are lost."""

@@ -22,6 +22,8 @@ Text forms (hexes by board name, e.g. "E5"; bridges by their two ends, e.g. "A5-
     town 3              choose town tile 3 for a town just founded
 """
 
+# terra-sim: compile
+
 from typing import NamedTuple
 
 from terra_sim.core.errors import IllegalAction

@@ -1,5 +1,7 @@
 """Legal action generation for Terra Nova: one function per action family, composed at the top."""
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.core.hexmap import bits

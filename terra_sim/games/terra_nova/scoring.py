@@ -1,5 +1,7 @@
 """Income, drop-out rewards and final scoring."""
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.core.hexmap import components

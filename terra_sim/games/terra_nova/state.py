@@ -4,6 +4,8 @@ Legal move generation lives in moves.py, towns in towns.py, scoring in scoring.p
 holds what changes and the rules for changing it.
 """
 
+# terra-sim: compile
+
 from typing import Any
 
 from terra_sim.core.errors import IllegalAction

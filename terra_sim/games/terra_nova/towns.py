@@ -5,6 +5,8 @@ Each building belongs to at most one town. A building placed next to one of your
 an old one, and joining two towns costs nothing.
 """
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.core.hexmap import components
