@@ -51,8 +51,10 @@ def choose(root: Path = ROOT) -> tuple[bool, str]:
         return False, "plain Python (TERRA_SIM_PURE=1)"
     if not modules:
         return False, "plain Python (no compiled modules: built without mypyc or a C compiler)"
+    # Only a checkout is edited; an installed package's file times are the installer's.
+    checkout = (root / "pyproject.toml").is_file()
     stale = sorted(src.relative_to(root).as_posix() for ext, src in modules.items()
-                   if src.stat().st_mtime > ext.stat().st_mtime)
+                   if checkout and src.stat().st_mtime > ext.stat().st_mtime)
     if stale:
         warnings.warn(f"terra-sim runs as plain Python: {', '.join(stale)} changed since the "
                       "compiled build; `pip install -e .` rebuilds it", RuntimeWarning,

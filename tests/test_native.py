@@ -15,6 +15,7 @@ SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 def tree(tmp_path, source_newer: bool):
     (tmp_path / "terra_sim").mkdir()
+    (tmp_path / "pyproject.toml").write_text("")  # a checkout, where sources get edited
     src, ext = tmp_path / "terra_sim" / "hot.py", tmp_path / "terra_sim" / f"hot{SUFFIX}"
     src.write_text("x = 1\n")
     ext.write_bytes(b"")
@@ -35,6 +36,13 @@ def test_a_source_newer_than_its_build_runs_plain_with_a_warning(tmp_path, monke
     with pytest.warns(RuntimeWarning, match=r"terra_sim/hot\.py changed since"):
         compiled, why = native.choose(tree(tmp_path, source_newer=True))
     assert not compiled and "stale" in why
+
+
+def test_an_installed_package_trusts_its_build(tmp_path, monkeypatch):
+    monkeypatch.delenv("TERRA_SIM_PURE", raising=False)
+    root = tree(tmp_path, source_newer=True)
+    (root / "pyproject.toml").unlink()
+    assert native.choose(root)[0] is True
 
 
 def test_the_switch_and_an_uncompiled_tree_run_plain(tmp_path, monkeypatch):
