@@ -11,45 +11,23 @@ import random
 from typing import Any, ClassVar
 
 from strategies.base import Strategy
+from strategies.terra_nova import prefilter
 from strategies.terra_nova.valuation import (
     DEFAULT_WEIGHTS,
-    TOWN_STEP_SHARE,
     Context,
     bonus_tile_value,
-    builds_house,
     hex_scores,
     money_cost,
-    money_weight,
-    palace_gain,
     placement_score,
     power_cost,
-    round_event,
-    shovels_used,
     town_tile_value,
-    town_worth,
     valuation,
 )
-from terra_sim.core.hexmap import bits, components
-from terra_sim.games.terra_nova import towns
+from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_nova.actions import Action
-from terra_sim.games.terra_nova.moves import power_action_of
 from terra_sim.games.terra_nova.scoring import mat_income
 
 FREE_KINDS = ("pass", "exchange", "druid-vp")
-# Families a candidate list keeps one representative of, so one cheap-but-dull family (say,
-# 180 two-hex spade pairs) cannot crowd out every other idea before the look-ahead.
-FAMILY = {
-    "build": "build", "dig": "dig", "upgrade": "upgrade", "palace": "palace", "sail": "sail",
-    "bridge": "bridge", "free-tp": "special", "lake-house": "special", "inventor-tp": "special",
-    "sun-build": "special", "sun-dig": "special", "fairy-build": "special",
-    "fairy-dig": "special", "bonus-build": "bonus", "bonus-dig": "bonus",
-}
-
-
-def family(kind: str) -> str:
-    if kind.startswith("pw-"):
-        return kind
-    return FAMILY.get(kind, kind)
 
 
 class GreedyStrategy(Strategy):
@@ -191,145 +169,9 @@ class GreedyStrategy(Strategy):
                     extra[a] = need
         return acts + list(extra), extra
 
-    def quick(self, state: Any, p: Any, a: Action, hq: dict[int, float], ev: str,
-              evp: int, m: float, extra: dict) -> float:
-        """A cheap estimate of an action's worth, only used to prune before the look-ahead."""
-        w = self.w
-        kind, args = a
-        s = -m * money_cost(state, p, a) - w["power3"] * power_cost(state, p, a)
-        if a in extra:
-            s -= (w["power3"] - m) * extra[a]
-        sh = shovels_used(state, p, a)
-        if sh:
-            s += sh * (w["round_now"] * evp if ev == "shovel" else 0.0)
-            s += sh * p.eff.get("shovel_power", 0) * w["power2"]
-        if builds_house(kind) and args:
-            h = args[0]
-            s += hq.get(h, 0.0) + w["house"] + (w["round_now"] * evp if ev == "house" else 0)
-            nh = p.houses.bit_count()
-            if nh < len(p.faction.house_coins):
-                s += 2 * (p.faction.house_coins[nh] * w["income_coins"]
-                          + p.faction.house_power[nh] * w["income_power"])
-            s += self.town_gain(p, h, False)
-        elif kind in ("upgrade", "free-tp", "inventor-tp"):
-            h = args[0]
-            s += w["tp"] + (w["round_now"] * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
-            nt = p.tps.bit_count()
-            if nt < len(p.faction.tp_coins):
-                s += 2 * (p.faction.tp_coins[nt] * w["income_coins"]
-                          + p.faction.tp_power[nt] * w["income_power"])
-            if kind != "inventor-tp":
-                s -= w["house"]
-                s += self.town_gain(p, h, True)
-            else:
-                s += self.town_gain(p, h, False)
-        elif kind == "palace":
-            s += 1.0 + (w["round_now"] * evp if ev == "palace" else 0)
-            s += palace_gain(state, p, args[1], w) + self.palace_side_value(state, p, args[1])
-            s += self.town_gain(p, args[0], True)
-        elif kind in ("sail", "pw-sail"):
-            s += 2.5 + w["sail"] + w["spread"] + (w["round_now"] * evp if ev == "sail" else 0)
-        elif kind in ("bridge",) or kind.startswith("pw-bridge"):
-            s += 0.6 + w["spread"] + self.bridge_town_gain(state, args[0])
-        elif kind.endswith("dig") or kind.endswith("dig2"):
-            s += 0.4 * max(hq.get(h, 0.0) for h in args) - 0.8
-        elif kind.startswith("pw-"):
-            pa = power_action_of(state, kind)
-            if pa.effect == "coins":
-                s += m * pa.amount
-        if kind.startswith("pw-"):
-            s += w["power_action"]
-        return s + self.bias(state, p, a)
-
-    def town_groups(self, state: Any, p: Any) -> None:
-        """Remember p's groups outside towns (size, value per hex) so the prefilter can see which
-        builds and upgrades bring a town closer, as the look-ahead's valuation will."""
-        self._groups: dict[int, tuple[int, int, int]] = {}  # hex -> (group id, size, value)
-        self._worth = 0.0
-        self._best = len(TOWN_STEP_SHARE)
-        self._tadj = towns.town_adjacency(state, p)
-        if len(p.tiles_used) >= len(state.data.town_tiles):
-            return
-        self._worth = town_worth(state, p, self.w) * self.w["town"]
-        self._need = p.eff.get("town_value", state.data.town_min_value)
-        self._min_b = state.data.town_min_buildings
-        bv = state.data.building_value
-        self._bv_house = bv["house"]
-        for gid, g in enumerate(components(p.buildings & ~p.towns, self._tadj)):
-            n = g.bit_count()
-            nh, nt = (g & p.houses).bit_count(), (g & p.tps).bit_count()
-            val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
-            for h in bits(g):
-                self._groups[h] = (gid, n, val)
-            self._best = min(self._best, max(self._min_b - n, self._need - val, 1))
-        self._towns_mask = p.towns
-
-    def town_gain(self, p: Any, h: int, upgrade: bool) -> float:
-        """The town progress (or founding) a building on h adds, in the valuation's terms."""
-        if not self._worth:
-            return 0.0
-        if upgrade:
-            if h not in self._groups:
-                return 0.0
-            _, n, val = self._groups[h]
-            val += 1
-        else:
-            if self._tadj[h] & self._towns_mask:
-                return 0.0  # it joins a town instead
-            n, val = 1, self._bv_house
-            seen = set()
-            for x in bits(self._tadj[h]):
-                g = self._groups.get(x)
-                if g and g[0] not in seen:
-                    seen.add(g[0])
-                    n += g[1]
-                    val += g[2]
-        if n >= self._min_b and val >= self._need:
-            return self._worth * (1.0 - self.share(self._best))
-        steps = max(self._min_b - n, self._need - val, 1)
-        return self._worth * max(0.0, self.share(steps) - self.share(self._best))
-
-    def bridge_town_gain(self, state: Any, site: int) -> float:
-        """The town progress of a bridge joining two of p's groups outside towns."""
-        if not self._worth:
-            return 0.0
-        a, b = (self._groups.get(h) for h in state.data.map.bridge_sites[site])
-        if a is None or b is None or a[0] == b[0]:
-            return 0.0
-        n = a[1] + b[1]
-        val = a[2] + b[2]
-        if n >= self._min_b and val >= self._need:
-            return self._worth * (1.0 - self.share(self._best))
-        steps = max(self._min_b - n, self._need - val, 1)
-        return self._worth * max(0.0, self.share(steps) - self.share(self._best))
-
-    @staticmethod
-    def share(steps: int) -> float:
-        return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
-
     def prune(self, state: Any, p: Any, cands: list[Action], extra: dict) -> list[Action]:
-        self.town_groups(state, p)
-        hexes = 0
-        for a in cands:
-            if a.args and isinstance(a.args[0], int) and a.kind not in ("bridge",) and not (
-                    a.kind.startswith("pw-bridge")):
-                for h in a.args:
-                    if isinstance(h, int):
-                        hexes |= 1 << h
-        hq = hex_scores(state, p, hexes, self.w)
-        ev, evp = round_event(state, state.round)
-        m = money_weight(state, self.w)
-        scored = sorted(((self.quick(state, p, a, hq, ev, evp, m, extra), i, a)
-                         for i, a in enumerate(cands)), key=lambda t: (-t[0], t[1]))
-        k = self.p["top_k"]
-        top = [a for _, _, a in scored[:k]]
-        seen = {family(a.kind) for a in top}
-        for _, _, a in scored[k:]:
-            f = family(a.kind)
-            if f not in seen:
-                seen.add(f)
-                top.append(a)
-        return top
+        return prefilter.prune(state, p, cands, extra, self.w, self.p["top_k"], self.bias,
+                               self.palace_side_value)
 
     def evaluate(self, state: Any, seat: int, p: Any, top: list[Action],
                  extra: dict) -> list[tuple[float, Action]]:

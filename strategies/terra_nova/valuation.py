@@ -9,12 +9,12 @@ that money, power, income and position can be weighed against points; a bot's `w
 
 from __future__ import annotations
 
-from typing import Any
-
 from terra_sim.core.hexmap import bits, components
 from terra_sim.games.terra_nova import towns
+from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
 from terra_sim.games.terra_nova.scoring import dropout_vp, mat_income, network_size
+from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "money": 0.37,  # a coin early in the game (falls to 1/3 VP in the last round)
@@ -60,28 +60,28 @@ ABILITY_VALUE: dict[str, float] = {
 }
 
 
-def round_event(state: Any, r: int) -> tuple[str, int]:
+def round_event(state: TerraNovaState, r: int) -> tuple[str, int]:
     """(event, vp) of round r's scoring tile, or ("", 0) outside rounds 1..rounds."""
     if 1 <= r <= len(state.round_tiles):
         return state.data.round_tiles[state.round_tiles[r - 1]]
     return "", 0
 
 
-def future_incomes(state: Any) -> int:
+def future_incomes(state: TerraNovaState) -> int:
     """Income phases still to come."""
     if state.stage in ("final-exchange", "over"):
         return 0
     return state.data.rounds - max(state.round, 0)
 
 
-def money_weight(state: Any, w: dict[str, float]) -> float:
+def money_weight(state: TerraNovaState, w: dict[str, float]) -> float:
     fut = future_incomes(state)
     if fut == 0:
         return 1 / state.data.coins_per_vp
     return max(1 / state.data.coins_per_vp, w["money"] * (0.75 + 0.05 * fut))
 
 
-def ability_value(p: Any) -> float:
+def ability_value(p: Player) -> float:
     """Per-round worth of p's active non-income palace abilities."""
     eff = p.eff
     v = 0.0
@@ -97,7 +97,7 @@ def ability_value(p: Any) -> float:
 TOWN_STEP_SHARE = (1.0, 0.6, 0.4, 0.26, 0.15, 0.08, 0.03)
 
 
-def town_steps(state: Any, p: Any) -> int:
+def town_steps(state: TerraNovaState, p: Player) -> int:
     """Building actions p's most advanced group outside towns needs to found a town.
 
     Every house added to a group or upgrade inside it adds 1 to the group's value, so a group of
@@ -126,13 +126,13 @@ def town_steps(state: Any, p: Any) -> int:
     return best
 
 
-def town_progress(state: Any, p: Any) -> float:
+def town_progress(state: TerraNovaState, p: Player) -> float:
     """0..1: how much of a town p's most advanced group outside towns already holds."""
     steps = town_steps(state, p)
     return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
 
 
-def town_worth(state: Any, p: Any, w: dict[str, float]) -> float:
+def town_worth(state: TerraNovaState, p: Player, w: dict[str, float]) -> float:
     """What founding a town now brings p: its best unused tile, the faction's town VP and the
     current round tile's town VP."""
     tiles = state.data.town_tiles
@@ -150,12 +150,12 @@ def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> fl
     return sum(pts[above:above + tied + 1]) / (tied + 1)
 
 
-def shovel_table(state: Any, p: Any) -> list[int]:
+def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
     """Shovels p needs per terrain (ring index), so hot loops skip state.shovels()."""
     return [state.shovels_for(p, t) for t in range(len(state.data.ring))]
 
 
-def reach_value(state: Any, p: Any) -> tuple[float, int]:
+def reach_value(state: TerraNovaState, p: Player) -> tuple[float, int]:
     """(free land in reach, fewer shovels counting more; free home-terrain hexes in reach)."""
     free = state.reach(p) & ~state.occupied
     table = shovel_table(state, p)
@@ -181,12 +181,12 @@ class Context:
         self.others_network = others_network
 
     @staticmethod
-    def of(state: Any, seat: int, w: dict[str, float]) -> Context:
+    def of(state: TerraNovaState, seat: int, w: dict[str, float]) -> Context:
         return Context(seat, w, future_incomes(state),
                        [network_size(state, q) for i, q in enumerate(state.players) if i != seat])
 
 
-def valuation(state: Any, seat: int, ctx: Context) -> float:
+def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     """How good `state` is for `seat`, in VP equivalents (only differences matter)."""
     p = state.players[seat]
     w = ctx.w
@@ -236,7 +236,7 @@ def valuation(state: Any, seat: int, ctx: Context) -> float:
     return v
 
 
-def next_round_readiness(state: Any, p: Any) -> float:
+def next_round_readiness(state: TerraNovaState, p: Player) -> float:
     """Resources held for what the next round tile rewards (round-scorer's look-ahead)."""
     event, vp = round_event(state, state.round + 1)
     if event in ("house", "shovel"):
@@ -253,7 +253,7 @@ def next_round_readiness(state: Any, p: Any) -> float:
 
 
 # ----- action costs -------------------------------------------------------------------------
-def money_cost(state: Any, p: Any, a: Any) -> int:
+def money_cost(state: TerraNovaState, p: Player, a: Action) -> int:
     """Coins the action takes (before exchanges)."""
     kind, args = a
     c = state.data.costs
@@ -286,7 +286,7 @@ def money_cost(state: Any, p: Any, a: Any) -> int:
     return cost + (c["house"] if kind.endswith("build") else 0)
 
 
-def power_cost(state: Any, p: Any, a: Any) -> int:
+def power_cost(state: TerraNovaState, p: Player, a: Action) -> int:
     kind = a.kind
     if kind.startswith("pw-"):
         return state.power_cost(p, power_action_of(state, kind).cost)
@@ -297,7 +297,7 @@ def power_cost(state: Any, p: Any, a: Any) -> int:
     return 0
 
 
-def shovels_used(state: Any, p: Any, a: Any) -> int:
+def shovels_used(state: TerraNovaState, p: Player, a: Action) -> int:
     kind, args = a
     if kind in ("upgrade", "palace", "sail", "bridge", "free-tp", "lake-house", "pass",
                 "exchange", "druid-vp", "done", "town", "place", "pick", "neutral"):
@@ -315,7 +315,8 @@ def builds_house(kind: str) -> bool:
 
 
 # ----- hex quality -----------------------------------------------------------------------------
-def hex_scores(state: Any, p: Any, targets: int, w: dict[str, float]) -> dict[int, float]:
+def hex_scores(state: TerraNovaState, p: Player, targets: int,
+               w: dict[str, float]) -> dict[int, float]:
     """How good each hex in `targets` is to build on for p, apart from its price."""
     adj = state.adj
     land = state.data.map.land
@@ -342,7 +343,7 @@ def hex_scores(state: Any, p: Any, targets: int, w: dict[str, float]) -> dict[in
     return out
 
 
-def placement_score(state: Any, p: Any, h: int, w: dict[str, float]) -> float:
+def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float]) -> float:
     """A starting house on hex h: room to grow, neighbours to trade with, own houses nearby."""
     m = state.data.map
     adj = m.neigh
@@ -379,7 +380,7 @@ def placement_score(state: Any, p: Any, h: int, w: dict[str, float]) -> float:
 
 
 # ----- tiles -----------------------------------------------------------------------------------
-def bonus_tile_value(state: Any, p: Any, tile: str, coins_on: int, r: int,
+def bonus_tile_value(state: TerraNovaState, p: Player, tile: str, coins_on: int, r: int,
                      w: dict[str, float]) -> float:
     """Worth of holding bonus tile `tile` during round r (and dropping out with it)."""
     d = state.data
@@ -401,7 +402,7 @@ def bonus_tile_value(state: Any, p: Any, tile: str, coins_on: int, r: int,
     return v
 
 
-def town_tile_value(state: Any, p: Any, tile: int, w: dict[str, float]) -> float:
+def town_tile_value(state: TerraNovaState, p: Player, tile: int, w: dict[str, float]) -> float:
     t = state.data.town_tiles[tile]
     fut = future_incomes(state)
     m = money_weight(state, w)
@@ -419,7 +420,7 @@ def town_tile_value(state: Any, p: Any, tile: int, w: dict[str, float]) -> float
     return v
 
 
-def palace_gain(state: Any, p: Any, side: str, w: dict[str, float]) -> float:
+def palace_gain(state: TerraNovaState, p: Player, side: str, w: dict[str, float]) -> float:
     """Rough worth of building the `side` palace now: its abilities over the rounds left."""
     pal = getattr(p.faction, f"{side}_palace")
     fut = future_incomes(state)

@@ -1,0 +1,197 @@
+"""Greedy's prefilter: a cheap estimate of every candidate action's worth, so that only the few
+best (and one of each family) get the look-ahead. The hottest loop of the scripted bots, so it
+is compiled; a plan's liking for an action comes in as the `bias` and `palace_side_value`
+callables.
+"""
+
+# terra-sim: compile
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from strategies.terra_nova.valuation import (
+    TOWN_STEP_SHARE,
+    builds_house,
+    hex_scores,
+    money_cost,
+    money_weight,
+    palace_gain,
+    power_cost,
+    round_event,
+    shovels_used,
+    town_worth,
+)
+from terra_sim.core.hexmap import bits, components
+from terra_sim.games.terra_nova import towns
+from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.moves import power_action_of
+from terra_sim.games.terra_nova.state import Player, TerraNovaState
+
+# Families a candidate list keeps one representative of, so one cheap-but-dull family (say,
+# 180 two-hex spade pairs) cannot crowd out every other idea before the look-ahead.
+FAMILY = {
+    "build": "build", "dig": "dig", "upgrade": "upgrade", "palace": "palace", "sail": "sail",
+    "bridge": "bridge", "free-tp": "special", "lake-house": "special", "inventor-tp": "special",
+    "sun-build": "special", "sun-dig": "special", "fairy-build": "special",
+    "fairy-dig": "special", "bonus-build": "bonus", "bonus-dig": "bonus",
+}
+
+
+def family(kind: str) -> str:
+    if kind.startswith("pw-"):
+        return kind
+    return FAMILY.get(kind, kind)
+
+
+def share(steps: int) -> float:
+    return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
+
+
+class TownGroups:
+    """p's groups outside towns (size, value per hex), so the prefilter can see which builds and
+    upgrades bring a town closer, as the look-ahead's valuation will."""
+
+    def __init__(self, state: TerraNovaState, p: Player, w: dict[str, float]):
+        self.groups: dict[int, tuple[int, int, int]] = {}  # hex -> (group id, size, value)
+        self.worth = 0.0
+        self.best = len(TOWN_STEP_SHARE)
+        self.tadj: list[int] = towns.town_adjacency(state, p)
+        self.need = 0
+        self.min_b = 0
+        self.bv_house = 0
+        self.towns_mask = 0
+        if len(p.tiles_used) >= len(state.data.town_tiles):
+            return
+        self.worth = town_worth(state, p, w) * w["town"]
+        self.need = p.eff.get("town_value", state.data.town_min_value)
+        self.min_b = state.data.town_min_buildings
+        bv = state.data.building_value
+        self.bv_house = bv["house"]
+        for gid, g in enumerate(components(p.buildings & ~p.towns, self.tadj)):
+            n = g.bit_count()
+            nh, nt = (g & p.houses).bit_count(), (g & p.tps).bit_count()
+            val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
+            for h in bits(g):
+                self.groups[h] = (gid, n, val)
+            self.best = min(self.best, max(self.min_b - n, self.need - val, 1))
+        self.towns_mask = p.towns
+
+    def gain(self, h: int, upgrade: bool) -> float:
+        """The town progress (or founding) a building on h adds, in the valuation's terms."""
+        if not self.worth:
+            return 0.0
+        if upgrade:
+            if h not in self.groups:
+                return 0.0
+            _, n, val = self.groups[h]
+            val += 1
+        else:
+            if self.tadj[h] & self.towns_mask:
+                return 0.0  # it joins a town instead
+            n, val = 1, self.bv_house
+            seen = set()
+            for x in bits(self.tadj[h]):
+                g = self.groups.get(x)
+                if g and g[0] not in seen:
+                    seen.add(g[0])
+                    n += g[1]
+                    val += g[2]
+        if n >= self.min_b and val >= self.need:
+            return self.worth * (1.0 - share(self.best))
+        steps = max(self.min_b - n, self.need - val, 1)
+        return self.worth * max(0.0, share(steps) - share(self.best))
+
+    def bridge_gain(self, state: TerraNovaState, site: int) -> float:
+        """The town progress of a bridge joining two of p's groups outside towns."""
+        if not self.worth:
+            return 0.0
+        a, b = (self.groups.get(h) for h in state.data.map.bridge_sites[site])
+        if a is None or b is None or a[0] == b[0]:
+            return 0.0
+        n = a[1] + b[1]
+        val = a[2] + b[2]
+        if n >= self.min_b and val >= self.need:
+            return self.worth * (1.0 - share(self.best))
+        steps = max(self.min_b - n, self.need - val, 1)
+        return self.worth * max(0.0, share(steps) - share(self.best))
+
+
+def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: TownGroups,
+          hq: dict[int, float], ev: str, evp: int, m: float, extra: dict[Action, int],
+          bias: Callable[[TerraNovaState, Player, Action], float],
+          palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> float:
+    """A cheap estimate of an action's worth, only used to prune before the look-ahead."""
+    kind, args = a
+    s = -m * money_cost(state, p, a) - w["power3"] * power_cost(state, p, a)
+    if a in extra:
+        s -= (w["power3"] - m) * extra[a]
+    sh = shovels_used(state, p, a)
+    if sh:
+        s += sh * (w["round_now"] * evp if ev == "shovel" else 0.0)
+        s += sh * p.eff.get("shovel_power", 0) * w["power2"]
+    if builds_house(kind) and args:
+        h = args[0]
+        s += hq.get(h, 0.0) + w["house"] + (w["round_now"] * evp if ev == "house" else 0)
+        nh = p.houses.bit_count()
+        if nh < len(p.faction.house_coins):
+            s += 2 * (p.faction.house_coins[nh] * w["income_coins"]
+                      + p.faction.house_power[nh] * w["income_power"])
+        s += tg.gain(h, False)
+    elif kind in ("upgrade", "free-tp", "inventor-tp"):
+        h = args[0]
+        s += w["tp"] + (w["round_now"] * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
+        nt = p.tps.bit_count()
+        if nt < len(p.faction.tp_coins):
+            s += 2 * (p.faction.tp_coins[nt] * w["income_coins"]
+                      + p.faction.tp_power[nt] * w["income_power"])
+        if kind != "inventor-tp":
+            s -= w["house"]
+            s += tg.gain(h, True)
+        else:
+            s += tg.gain(h, False)
+    elif kind == "palace":
+        s += 1.0 + (w["round_now"] * evp if ev == "palace" else 0)
+        s += palace_gain(state, p, args[1], w) + palace_side_value(state, p, args[1])
+        s += tg.gain(args[0], True)
+    elif kind in ("sail", "pw-sail"):
+        s += 2.5 + w["sail"] + w["spread"] + (w["round_now"] * evp if ev == "sail" else 0)
+    elif kind in ("bridge",) or kind.startswith("pw-bridge"):
+        s += 0.6 + w["spread"] + tg.bridge_gain(state, args[0])
+    elif kind.endswith("dig") or kind.endswith("dig2"):
+        s += 0.4 * max(hq.get(h, 0.0) for h in args) - 0.8
+    elif kind.startswith("pw-"):
+        pa = power_action_of(state, kind)
+        if pa.effect == "coins":
+            s += m * pa.amount
+    if kind.startswith("pw-"):
+        s += w["power_action"]
+    return s + bias(state, p, a)
+
+
+def prune(state: TerraNovaState, p: Player, cands: list[Action], extra: dict[Action, int],
+          w: dict[str, float], top_k: int, bias: Callable[[TerraNovaState, Player, Action], float],
+          palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> list[Action]:
+    """The `top_k` candidates by the quick estimate, plus the best of each other family."""
+    tg = TownGroups(state, p, w)
+    hexes = 0
+    for a in cands:
+        if a.args and isinstance(a.args[0], int) and a.kind not in ("bridge",) and not (
+                a.kind.startswith("pw-bridge")):
+            for h in a.args:
+                if isinstance(h, int):
+                    hexes |= 1 << h
+    hq = hex_scores(state, p, hexes, w)
+    ev, evp = round_event(state, state.round)
+    m = money_weight(state, w)
+    scored = sorted(((quick(state, p, a, w, tg, hq, ev, evp, m, extra, bias,
+                            palace_side_value), i, a)
+                     for i, a in enumerate(cands)), key=lambda t: (-t[0], t[1]))
+    top = [a for _, _, a in scored[:top_k]]
+    seen = {family(a.kind) for a in top}
+    for _, _, a in scored[top_k:]:
+        f = family(a.kind)
+        if f not in seen:
+            seen.add(f)
+            top.append(a)
+    return top
