@@ -203,11 +203,17 @@ def _rows_for(rec: Any, spec: GameSpec, g: Any, variant: str, cols: dict[str, di
         } | {f"vp_{c}": rec.breakdown[seat].get(c, 0) for c in g.categories}
         for k, v in row.items():
             cols["players"][k].append(v)
-    for idx, (text, seat, rnd, avp) in enumerate(
-            zip(rec.actions, rec.action_seats, rec.action_rounds, rec.action_vp, strict=True)):
-        for k, v in (("game_id", spec.game_id), ("index", idx), ("round", rnd), ("seat", seat),
-                     ("action", text), ("vp", avp)):
-            cols["actions"][k].append(v)
+    # Whole columns at once: a game logs about a hundred actions, and this runs per game.
+    logged = len(rec.actions)
+    if not logged == len(rec.action_seats) == len(rec.action_rounds) == len(rec.action_vp):
+        raise ValueError(f"game {spec.game_id}: the action log's columns differ in length")
+    acts = cols["actions"]
+    acts["game_id"].extend([spec.game_id] * logged)
+    acts["index"].extend(range(logged))
+    acts["round"].extend(rec.action_rounds)
+    acts["seat"].extend(rec.action_seats)
+    acts["action"].extend(rec.actions)
+    acts["vp"].extend(rec.action_vp)
 
 
 def play_chunk(content_json: str, ids: list[int]) -> tuple[list[int], dict, dict[str, Any]]:
