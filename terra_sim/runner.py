@@ -9,6 +9,7 @@ chunk size or the order chunks finish in.
 import functools
 import json
 import math
+import pickle
 import time
 import traceback
 from collections.abc import Iterator
@@ -263,6 +264,12 @@ def _play_chunk_args(args: tuple[str, list[int]]) -> tuple[list[int], dict, dict
     return play_chunk(*args)
 
 
+def _play_chunk_pickled(args: tuple[str, list[int]]) -> bytes:
+    # The pool sends results with dill's pure-Python pickler, slow on a chunk's hundred
+    # thousand action rows; the C pickler in the worker makes that a single bytes object.
+    return pickle.dumps(play_chunk(*args), protocol=pickle.HIGHEST_PROTOCOL)
+
+
 # ---------------------------------------------------------------- parent side
 
 
@@ -443,7 +450,7 @@ def run_tournament(config_or_path: RunConfig | dict | str | Path | None = None, 
 
             _context(content_json)  # forked workers inherit the loaded game and plan
             pool = multiprocess.get_context("fork").Pool(workers, initializer=_ignore_sigint)
-            results = pool.imap_unordered(_play_chunk_args, tasks)
+            results = map(pickle.loads, pool.imap_unordered(_play_chunk_pickled, tasks))
         for ids, cols, s in results:
             t = time.perf_counter()
             storage.write_chunk(run_dir, storage.part_name(ids[0], ids[-1]), cols, tables)
