@@ -31,7 +31,11 @@ def native_extensions() -> list:
     except ImportError:
         return []
     # Third-party packages are not installed in the isolated build: their types are Any here.
-    extensions = mypycify([*marked_modules(), "--ignore-missing-imports"], opt_level="3")
+    try:
+        extensions = mypycify([*marked_modules(), "--ignore-missing-imports"], opt_level="3")
+    except (Exception, SystemExit) as e:  # mypyc exits on a type error: install plain instead
+        print(f"terra-sim: not compiling ({type(e).__name__}: {e}); plain Python it is")
+        return []
     for ext in extensions:
         ext.optional = True  # a failed compile leaves the plain module in place
     return extensions

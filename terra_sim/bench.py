@@ -106,7 +106,10 @@ def export_revision(rev: str, dest: Path) -> Path:
 
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(dest, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4 checks what it writes
+            tar.extractall(dest, filter="data")
+        else:
+            tar.extractall(dest)  # our own repository's archive
     return dest
 
 
