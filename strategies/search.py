@@ -58,7 +58,8 @@ class Node:
 class SearchStrategy(Strategy):
     name = "mcts"
     description = ("Monte Carlo tree search: UCB1 over the game heuristic's best moves, "
-                   "playouts by its policy to the round's end; the strongest and slowest bot.")
+                   "playouts by its policy to the horizon (the round's end by default); the "
+                   "strongest and slowest bot.")
     params: ClassVar[dict[str, Any]] = {"simulations": 60, "candidates": 5, "horizon": 1,
                                         "exploration": 1.0, "rollout_noise": 0.6,
                                         "expand_after": 0}
@@ -103,7 +104,7 @@ class SearchStrategy(Strategy):
         grow = self.p["expand_after"]
         s = state.clone()
         path: list[tuple[Node, int]] = []
-        node, legal = root, None  # the root's moves come from the state as it is
+        node, legal = root, None
         while True:
             i = node.select(c)
             if legal is None:  # the root: its moves come from this very state
