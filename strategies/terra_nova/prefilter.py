@@ -20,6 +20,7 @@ from strategies.terra_nova.valuation import (
     power_cost,
     round_event,
     shovels_used,
+    step_share,
     town_worth,
 )
 from terra_sim.core.hexmap import bits, components
@@ -42,10 +43,6 @@ def family(kind: str) -> str:
     if kind.startswith("pw-"):
         return kind
     return FAMILY.get(kind, kind)
-
-
-def share(steps: int) -> float:
-    return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
 
 
 class TownGroups:
@@ -98,9 +95,9 @@ class TownGroups:
                     n += g[1]
                     val += g[2]
         if n >= self.min_b and val >= self.need:
-            return self.worth * (1.0 - share(self.best))
+            return self.worth * (1.0 - step_share(self.best))
         steps = max(self.min_b - n, self.need - val, 1)
-        return self.worth * max(0.0, share(steps) - share(self.best))
+        return self.worth * max(0.0, step_share(steps) - step_share(self.best))
 
     def bridge_gain(self, state: TerraNovaState, site: int) -> float:
         """The town progress of a bridge joining two of p's groups outside towns."""
@@ -112,9 +109,9 @@ class TownGroups:
         n = a[1] + b[1]
         val = a[2] + b[2]
         if n >= self.min_b and val >= self.need:
-            return self.worth * (1.0 - share(self.best))
+            return self.worth * (1.0 - step_share(self.best))
         steps = max(self.min_b - n, self.need - val, 1)
-        return self.worth * max(0.0, share(steps) - share(self.best))
+        return self.worth * max(0.0, step_share(steps) - step_share(self.best))
 
 
 def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: TownGroups,

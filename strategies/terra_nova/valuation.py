@@ -126,10 +126,14 @@ def town_steps(state: TerraNovaState, p: Player) -> int:
     return best
 
 
+def step_share(steps: int) -> float:
+    """The share of a town's worth held by a group `steps` building actions from founding it."""
+    return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
+
+
 def town_progress(state: TerraNovaState, p: Player) -> float:
     """0..1: how much of a town p's most advanced group outside towns already holds."""
-    steps = town_steps(state, p)
-    return TOWN_STEP_SHARE[steps] if steps < len(TOWN_STEP_SHARE) else 0.0
+    return step_share(town_steps(state, p))
 
 
 def town_worth(state: TerraNovaState, p: Player, w: dict[str, float]) -> float:
