@@ -4,8 +4,6 @@ import random
 from types import ModuleType
 from typing import Any, ClassVar
 
-KINDS = ("baseline", "scripted", "search")
-
 
 class Strategy:
     """A bot. Subclasses set `name`, `description`, `params` (defaults) and implement `choose`.

@@ -1,8 +1,13 @@
 """Throughput benchmark: the same tournament with one worker and with every core, and the same
 measurement of another revision of the code, in turns, for a fair before-and-after."""
 
+import io
+import json
 import os
 import resource
+import subprocess
+import sys
+import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,8 +95,6 @@ def source_tree() -> Path:
 
 def export_revision(rev: str, dest: Path) -> Path:
     """The files of git revision `rev` of this checkout, written under `dest`."""
-    import subprocess
-
     repo = source_tree()
     try:
         archive = subprocess.run(["git", "-C", str(repo), "archive", rev], check=True,
@@ -101,9 +104,6 @@ def export_revision(rev: str, dest: Path) -> Path:
     except subprocess.CalledProcessError as e:
         raise UserError(f"--against {rev}: not a revision of the checkout at {repo} "
                         f"({e.stderr.decode().strip() or 'git archive failed'})") from None
-    import io
-    import tarfile
-
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4 checks what it writes
@@ -116,19 +116,12 @@ def export_revision(rev: str, dest: Path) -> Path:
 def build_in_place(tree: Path) -> None:
     """Compile the modules of an exported tree as `pip install` would (setup.py), so that a
     compiled tree is compared with a compiled tree."""
-    import subprocess
-    import sys
-
     if (tree / "setup.py").is_file():
         subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
                        check=False, capture_output=True)
 
 
 def _run_in(tree: Path, args: list[Any]) -> tuple[list[BenchLine], str]:
-    import json
-    import subprocess
-    import sys
-
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])}
     done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(args)], env=env,

@@ -46,9 +46,9 @@ class SourceFirst(importlib.abc.MetaPathFinder):
 
 def choose(root: Path = ROOT) -> tuple[bool, str]:
     """(whether the compiled build runs, why) for the tree at `root`."""
-    modules = compiled_modules(root)
     if os.environ.get("TERRA_SIM_PURE") == "1":
         return False, "plain Python (TERRA_SIM_PURE=1)"
+    modules = compiled_modules(root)
     if not modules:
         return False, "plain Python (no compiled modules: built without mypyc or a C compiler)"
     # Only a checkout is edited; an installed package's file times are the installer's.
