@@ -54,6 +54,7 @@ class HexMap:
         bridge_sites: Sequence[tuple[str, str]] = (),
         max_sail: int = 4,
         row_names: str = "ABCDEFGHIJKLMNOP",
+        names: Sequence[str] | None = None,
     ):
         self.shifted = list(shifted)
         self.terrain: list[str] = []
@@ -65,6 +66,10 @@ class HexMap:
                 self.terrain.append(terrain)
                 self.names.append(f"{row_names[r]}{c + 1}")
         self.size = len(self.terrain)
+        if names is not None:  # a board with its own labels (Terra Mystica skips river cells)
+            if len(names) != self.size or len(set(names)) != self.size:
+                raise ValueError(f"expected {self.size} distinct hex names, got {len(names)}")
+            self.names = [n.upper() for n in names]
         self.index = {name: h for h, name in enumerate(self.names)}
         self.coords = {h: rc for rc, h in coords.items()}
 

@@ -1,0 +1,90 @@
+"""Terra Mystica as a registered game: static configuration and the factory for states."""
+
+import random
+from typing import Any
+
+from terra_sim.core.errors import UserError
+from terra_sim.games.terra_mystica.actions import ActionCodec
+from terra_sim.games.terra_mystica.data import load_data
+from terra_sim.games.terra_mystica.state import CATEGORIES, TerraMysticaState
+
+# Bump whenever a rules change alters games; every logged game records it.
+ENGINE_VERSION = "tm-1.0"
+
+# The online server's options (its defaults first where it has them).
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "errata_cultists": ("yes", "no"),
+    "turn_order": ("fixed", "variable"),
+    "mini-expansion": ("no", "yes"),
+    "shipping-bonus": ("no", "yes"),
+    "temple-scoring-tile": ("no", "yes"),
+}
+# A setup fixed by an imported log rather than drawn from the seed.
+FIXED_SETUP = ("bonus_tiles", "scoring_tiles")
+
+
+class TerraMystica:
+    slug = "terra-mystica"
+    title = "Terra Mystica"
+    version = ENGINE_VERSION
+    categories = CATEGORIES
+    player_counts = (2, 3, 4, 5)
+    quiet_actions = ("done", "burn", "convert", "decline")
+
+    def __init__(self, overrides: dict[str, Any] | None = None):
+        self.data = load_data(overrides)
+        self.data_set = self.data.name
+        self.data_hash = self.data.hash
+        self.approximate = self.data.approximate
+        self.codec = ActionCodec(self.data.map, self.data.cults)
+
+    def faction_slugs(self) -> list[str]:
+        return list(self.data.factions)
+
+    def faction_table(self) -> list[dict[str, str]]:
+        return [{"faction": f.slug, "home": self.data.wheel[f.home]}
+                for f in self.data.factions.values()]
+
+    def exclusive_groups(self) -> list[set[str]]:
+        """Factions that never share a game: those with the same home terrain."""
+        groups: dict[int, set[str]] = {}
+        for f in self.data.factions.values():
+            groups.setdefault(f.home, set()).add(f.slug)
+        return list(groups.values())
+
+    def random_factions(self, n_players: int, rng: random.Random) -> list[str]:
+        groups = [sorted(g) for g in self.exclusive_groups()]
+        return [rng.choice(g) for g in rng.sample(groups, n_players)]
+
+    def check_factions(self, factions: list[str]) -> None:
+        for f in factions:
+            if f not in self.data.factions:
+                raise UserError(f"unknown faction {f!r} for terra-mystica "
+                                f"(valid: {', '.join(self.data.factions)})")
+        if len(factions) not in self.player_counts:
+            raise UserError(f"terra-mystica plays with 2-5 players, not {len(factions)}")
+        homes = [self.data.factions[f].home for f in factions]
+        for h in set(homes):
+            if homes.count(h) > 1:
+                same = [f for f in factions if self.data.factions[f].home == h]
+                raise UserError(f"{' and '.join(same)} share the {self.data.wheel[h]} home "
+                                f"terrain and cannot both play")
+
+    def option_names(self) -> dict[str, tuple[str, ...]]:
+        return OPTIONS
+
+    def variant_name(self, options: dict[str, Any]) -> str:
+        on = [k for k, v in options.items() if k in OPTIONS and v != OPTIONS[k][0]]
+        return "+".join(["standard", *sorted(on)]) if on else "standard"
+
+    def new_state(self, factions: list[str], seed: int, **options: Any) -> TerraMysticaState:
+        self.check_factions(factions)
+        for key, value in options.items():
+            if key in FIXED_SETUP:
+                continue
+            if key not in OPTIONS:
+                raise UserError(f"unknown terra-mystica option {key!r} "
+                                f"(valid: {', '.join(OPTIONS)})")
+            if value not in OPTIONS[key]:
+                raise UserError(f"option {key}: {value!r} is not one of {', '.join(OPTIONS[key])}")
+        return TerraMysticaState.start(self.data, self.codec, factions, seed, options)

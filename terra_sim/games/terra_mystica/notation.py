@@ -1,0 +1,393 @@
+"""Game logs in the online Terra Mystica server's notation, read into our actions.
+
+A log is one row per line (`Faction: cmd. cmd. ...`, `#` comments) plus header rows (`option`,
+`delete BONn`, `score ...`, `setup FACTION`). `read_log` splits it into rows of sub-commands;
+`replay_log` drives our engine with them: the engine asks, the log answers. Where the two
+order things differently (the server lets a power offer be answered until the receiver's next
+action; our engine asks right after the builder's turn), the reader looks ahead for the answer,
+as the server would match it, and an offer the log never answers is declined (the server
+declines it when the receiver next acts). Manual resource fixes (`+1c`, `-1w`, with the option
+`loose-adjust-resource`) are applied to the state and listed in the result.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from terra_sim.core.errors import IllegalAction, UserError
+from terra_sim.games.terra_mystica.actions import Action
+from terra_sim.games.terra_mystica.game import TerraMystica
+from terra_sim.games.terra_mystica.state import TerraMysticaState
+
+COLORS = {"yellow": "desert", "brown": "plains", "black": "swamp", "blue": "lakes",
+          "green": "forest", "gray": "mountains", "grey": "mountains", "red": "wasteland"}
+RES = {"c": "C", "coin": "C", "coins": "C", "w": "W", "worker": "W", "workers": "W",
+       "p": "P", "priest": "P", "priests": "P", "pw": "PW", "power": "PW", "vp": "VP"}
+NAMES = {"chaosmagicians": "chaos-magicians"}
+# Sub-commands that take the faction's action (the server declines its open offers first).
+ACTING = ("build", "upgrade", "send", "advance", "action", "pass", "dig", "transform", "bridge")
+BUILDING = {"tp": "TP", "te": "TE", "sh": "SH", "sa": "SA", "trading post": "TP",
+            "trading house": "TP", "temple": "TE", "stronghold": "SH", "sanctuary": "SA"}
+MANUAL = re.compile(r"^[+-]\d*(c|w|p|pw|vp)$")
+SKIP = ("income", "start", "wait", "done")
+
+
+@dataclass
+class Command:
+    line: int
+    faction: str  # our slug; "" for header rows
+    words: list[str]
+    used: bool = False
+
+    @property
+    def head(self) -> str:
+        return self.words[0] if self.words else ""
+
+    def __str__(self) -> str:
+        return " ".join(self.words)
+
+
+@dataclass
+class Log:
+    factions: list[str] = field(default_factory=list)
+    options: set[str] = field(default_factory=set)
+    deleted: list[str] = field(default_factory=list)
+    scoring: list[str] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+    finish: bool = False
+
+
+def faction_slug(name: str) -> str:
+    n = name.strip().lower()
+    return NAMES.get(n, n)
+
+
+def _split(text: str) -> list[str]:
+    text = text.strip().rstrip(".")
+    return [c.strip() for c in re.split(r"\.\s+|\.$", text) if c.strip()]
+
+
+def _rewrite(cmds: list[str]) -> list[str]:
+    """The server's own rewrites of a row (commands.pm clean_commands)."""
+    low = [c.lower() for c in cmds]
+    # answers to power offers first
+    first = [c for c, lc in zip(cmds, low, strict=True) if lc.startswith(("leech", "decline"))]
+    rest = [c for c, lc in zip(cmds, low, strict=True)
+            if not lc.startswith(("leech", "decline"))]
+    out = first + rest
+    for i in range(len(out) - 1):
+        if out[i].lower().startswith("pass") and out[i + 1].lower().startswith("convert"):
+            out[i], out[i + 1] = out[i + 1], out[i]
+            break
+    for i in range(len(out) - 1):
+        a, b = out[i].lower(), out[i + 1].lower()
+        if a.startswith("build ") and b.startswith("transform "):
+            out[i], out[i + 1] = out[i + 1], out[i]
+        elif a.startswith("dig ") and b.startswith("action "):
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return out
+
+
+def read_log(text: str) -> Log:
+    log = Log()
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.match(r"^([A-Za-z]+):\s*(.*)$", line)
+        if not m:
+            words = line.split()
+            head = words[0].lower()
+            if head == "option":
+                log.options.add(words[1].lower())
+            elif head == "delete":
+                log.deleted.append(words[1].upper())
+            elif head == "score":
+                log.scoring = [t.strip().upper() for t in " ".join(words[1:]).split(",")]
+            elif head == "setup":
+                log.factions.append(faction_slug(words[1]))
+            elif head == "finish":
+                log.finish = True
+                log.commands.append(Command(n, "", ["finish"]))
+            elif head in ("player", "randomize", "map", "start", "income"):
+                continue
+            else:
+                raise UserError(f"line {n}: unknown command {line!r}")
+            continue
+        fac = faction_slug(m.group(1))
+        for c in _rewrite(_split(m.group(2))):
+            log.commands.append(Command(n, fac, c.lower().split()))
+    return log
+
+
+class Replayer:
+    """Drives a TerraMysticaState with a log's commands."""
+
+    def __init__(self, game: TerraMystica, log: Log):
+        self.g = game
+        self.log = log
+        bonus = [t for t in game.data.tiles.bonus
+                 if t not in log.deleted and not game.data.tiles.bonus[t]["option"]]
+        self.state: TerraMysticaState = game.new_state(
+            log.factions, 0, bonus_tiles=bonus, scoring_tiles=log.scoring)
+        self.seat = {f: i for i, f in enumerate(log.factions)}
+        self.actions: list[str] = []
+        self.adjustments: list[tuple[int, str, str, int]] = []  # (after action #, faction, res, n)
+        self.pos = 0  # next command in log order
+
+    # ----- helpers ---------------------------------------------------------------------------
+    def fail(self, c: Command | None, why: str) -> UserError:
+        where = f"line {c.line} ({c.faction}: {c})" if c else "end of log"
+        return UserError(f"{where}: {why}")
+
+    def act(self, a: Action, c: Command | None) -> None:
+        s = self.state
+        if a not in s.legal_actions():
+            who = s.players[s.current_player()].faction.slug if s.current_player() >= 0 else "-"
+            legal = sorted(s.action_text(x) for x in s.legal_actions())
+            more = ", ..." if len(legal) > 12 else ""
+            raise self.fail(c, f"{s.action_text(a)!r} is not legal for {who} now (the engine "
+                               f"expects one of: {', '.join(legal[:12])}{more})")
+        self.actions.append(s.action_text(a))
+        s.do(a)
+
+    def next_command(self) -> Command | None:
+        cmds = self.log.commands
+        while self.pos < len(cmds) and (cmds[self.pos].used or cmds[self.pos].head in SKIP):
+            self.pos += 1
+        return cmds[self.pos] if self.pos < len(cmds) else None
+
+    def find_answer(self, faction: str, builder: str, amount: int,
+                    gain: int) -> Command | None:
+        """The log's answer of `faction` to an offer of `amount` from `builder` (`gain` after
+        the caps), before its next action: matched as the server matches it."""
+        for c in self.log.commands[self.pos:]:
+            if c.used or c.faction != faction:
+                continue
+            if c.head in ("leech", "decline"):
+                if "from" in c.words and faction_slug(c.words[-1]) != builder:
+                    continue
+                n = int(c.words[1]) if len(c.words) > 1 and c.words[1].isdigit() else None
+                if n is not None and n not in (amount, gain):
+                    continue
+                return c
+            if c.head in ACTING:
+                return None
+        return None
+
+    # ----- the loop --------------------------------------------------------------------------
+    def run(self) -> TerraMysticaState:
+        s = self.state
+        while not s.is_over():
+            seat = s.current_player()
+            p = s.players[seat]
+            if s.pending and s.pending[0][0] == "leech":
+                e = s.pending[0]
+                builder = s.players[e[3]].faction.slug
+                gain = min(e[2], p.room(), p.total_vp + 1)
+                c = self.find_answer(p.faction.slug, builder, e[2], gain)
+                if c is not None:
+                    c.used = True
+                self.act(Action("leech") if c is not None and c.head == "leech"
+                         else Action("decline"), c)
+                continue
+            c = self.next_command()
+            if c is not None and MANUAL.match(c.head) and c.head[1:] not in s.data.cults:
+                c.used = True
+                self.resource(c.faction, c)
+                continue
+            if c is None or c.head == "finish":
+                if c is not None and s.round == s.data.rules["rounds"]:
+                    # `finish` drops unanswered offers; the game then ends as usual
+                    self.finish_game(c)
+                    return s
+                raise self.fail(c, "the log ends but the game does not")
+            if c.faction != p.faction.slug:
+                if not s.pending and s.stage == "play" and not s.actions_left:
+                    self.act(Action("done"), c)
+                    continue
+                if s.pending and s.pending[0][0] == "spades":
+                    self.act(Action("done"), c)  # the log does no more with these spades
+                    continue
+                if c.head in ("leech", "decline"):
+                    c.used = True  # an offer our engine never made (no room), or none at all
+                    self.command(c.faction, c)
+                    continue
+                raise self.fail(c, f"the engine waits for {p.faction.slug}")
+            if (c.head in ACTING and c.head != "dig" and not s.pending and s.stage == "play"
+                    and not s.actions_left):
+                self.act(Action("done"), c)  # the last player's next turn
+                continue
+            c.used = True
+            self.command(p.faction.slug, c)
+        return s
+
+    def finish_game(self, c: Command) -> None:
+        s = self.state
+        while not s.is_over():
+            if s.pending and s.pending[0][0] == "leech":
+                self.act(Action("decline"), c)
+            elif not s.pending and s.stage == "play" and not s.actions_left:
+                self.act(Action("done"), c)
+            else:
+                raise self.fail(c, "finish: the game is not at its end")
+
+    def command(self, faction: str, c: Command) -> None:
+        s = self.state
+        w = c.words
+        head = w[0]
+        if head == "decline":
+            return  # an offer our engine never made: it could not give power (full bowls)
+        if head == "leech":
+            if not s.players[self.seat[faction]].room():
+                return  # an offer our engine never made: no room for power, nothing gained
+            if "from" in w or "strict-leech" in self.log.options:
+                raise self.fail(c, "no power offer from that faction is open")
+            self.unmatched_leech(faction, c)
+            return
+        if head == "dig":
+            return  # our build and transform dig what they need
+        if head == "build":
+            kind = "place" if s.stage == "setup-dwelling" else "build"
+            self.act(Action(kind, (s.data.map.hex(w[1]),)), c)
+        elif head == "transform":
+            h = s.data.map.hex(w[1])
+            p = s.players[self.seat[faction]]
+            if len(w) >= 4:
+                dst = s.data.wheel.index(COLORS[w[3]])
+                a = Action("transform", (h,) if dst == p.faction.home else (h, s.data.wheel[dst]))
+            else:
+                a = Action("transform", (h,))
+            self.act(a, c)
+        elif head == "upgrade":
+            self.act(Action("upgrade", (s.data.map.hex(w[1]), BUILDING[" ".join(w[3:])])), c)
+        elif head == "send":
+            track = w[3]
+            steps = int(w[5]) if len(w) > 5 else self.best_spot(track)
+            self.act(Action("send", (track, steps)), c)
+        elif head == "advance":
+            self.act(Action("advance", ("ship" if w[1].startswith("ship") else "dig",)), c)
+        elif head == "action":
+            self.act(Action("action", (w[1].upper(),)), c)
+        elif head == "bridge":
+            ends = [s.data.map.hex(x) for x in w[1].replace("-", ":").split(":")]
+            site = s.data.map.bridge_sites.index((min(ends), max(ends)))
+            self.act(Action("bridge", (site,)), c)
+        elif head == "pass" or head.startswith("+bon"):
+            tile = w[1].upper() if len(w) > 1 else head[1:].upper() if head != "pass" else ""
+            if s.stage == "setup-bonus":
+                self.act(Action("pick", (tile,)), c)
+            elif s.round >= s.data.rules["rounds"]:
+                self.act(Action("pass"), c)  # the server ignores a tile in the last round
+            else:
+                self.act(Action("pass", (tile,) if tile else ()), c)
+        elif head == "burn":
+            for _ in range(int(w[1])):
+                self.act(Action("burn"), c)
+        elif head == "convert":
+            self.convert(c)
+        elif head == "connect":
+            self.act(Action("connect", (self.river_between(w[1]),)), c)
+        elif head.startswith("+fav") or head.startswith("+tw"):
+            kind = "favor" if head.startswith("+fav") else "town"
+            self.act(Action(kind, (head[1:].upper(),)), c)
+        elif head.startswith("-") and head[1:] in ("spade", "free_d", "free_tp"):
+            if s.pending and s.pending[0][0] == "spades":
+                self.act(Action("done"), c)  # else the engine already dropped the follow-up
+        elif re.match(r"^[+-]\d*[a-z]+$", head) and len(w) == 1:
+            self.resource(faction, c)
+        else:
+            raise self.fail(c, "unknown command")
+
+    def best_spot(self, track: str) -> int:
+        from terra_sim.games.terra_mystica.moves import free_spot
+
+        i = self.state.data.cults.index(track)
+        for steps in sorted(set(self.state.data.cult_spots), reverse=True):
+            if free_spot(self.state, i, steps) >= 0:
+                return steps
+        return 1
+
+    def river_between(self, spec: str) -> int:
+        m = self.state.data.map
+        hexes = [m.hex(x) for x in spec.split(":")]
+        if len(hexes) == 1 and m.river >> hexes[0] & 1:
+            return hexes[0]
+        common = m.river
+        for h in hexes:
+            common &= m.neigh[h]
+        if not common:
+            raise UserError(f"connect {spec}: no river hex borders all of them")
+        return (common & -common).bit_length() - 1
+
+    def convert(self, c: Command) -> None:
+        m = re.match(r"^convert (\d*)\s*([a-z]+) to (\d*)\s*([a-z]+)$", " ".join(c.words))
+        if not m:
+            raise self.fail(c, "expected convert N<resource> to M<resource>")
+        n = int(m.group(1) or 1)
+        src, dst = RES.get(m.group(2)), RES.get(m.group(4))
+        if src is None or dst is None:
+            raise self.fail(c, "unknown resource")
+        s = self.state
+        p = s.players[s.current_player()]
+        if (src, dst) == ("W", "P"):
+            unit = 1
+        else:
+            from terra_sim.games.terra_mystica.moves import conversion_rate
+
+            try:
+                unit = conversion_rate(s, p, src, dst)[0]
+            except KeyError:
+                raise self.fail(c, f"no conversion from {src} to {dst}") from None
+        for _ in range(n // unit):
+            self.act(Action("convert", (src, dst)), c)
+
+    def unmatched_leech(self, faction: str, c: Command) -> None:
+        """`leech N` with no offer open: without strict leech the server applies it anyway."""
+        p = self.state.players[self.seat[faction]]
+        n = int(c.words[1]) if len(c.words) > 1 else 1
+        if n > p.total_vp:
+            n = p.total_vp + 1
+        got = p.gain(n)
+        self.adjustments.append((len(self.actions), faction, "PW", got))
+        if got > 1:
+            p.add_vp("adjust", 1 - got)
+            self.adjustments.append((len(self.actions), faction, "VP", 1 - got))
+
+    def resource(self, faction: str, c: Command) -> None:
+        """A manual fix (`+1c`, `-1vp`, or a cult step `+fire`, `+2fire`)."""
+        m = re.match(r"^([+-])(\d*)([a-z]+)$", c.head)
+        assert m
+        sign, num, what = m.groups()
+        s = self.state
+        if what in s.data.cults and sign == "+":
+            self.act(Action("cult", (what,)), c)
+            return
+        if "loose-adjust-resource" not in self.log.options:
+            raise self.fail(c, "a manual resource change needs option loose-adjust-resource")
+        res = RES.get(what)
+        if res is None:
+            raise self.fail(c, "unknown resource")
+        n = int(num or 1) * (1 if sign == "+" else -1)
+        p = s.players[self.seat[faction]]
+        if res == "VP":
+            p.add_vp("adjust", n)
+        elif n > 0:
+            s.give(p, res, n)
+        else:
+            s.pay(p, res, -n)
+        self.adjustments.append((len(self.actions), faction, res, n))
+
+
+def replay_log(text: str, game: TerraMystica | None = None) -> Replayer:
+    """Replay a log through the engine; raises UserError naming the first line that fails."""
+    r = Replayer(game or TerraMystica(), read_log(text))
+    try:
+        r.run()
+    except IllegalAction as e:
+        raise UserError(str(e)) from None
+    return r
+
+
+def final_vp(r: Replayer) -> dict[str, Any]:
+    return {p.faction.slug: p.total_vp for p in r.state.players}

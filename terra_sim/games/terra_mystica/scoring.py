@@ -1,0 +1,52 @@
+"""Final scoring: the largest network, the cult tracks and leftover resources."""
+
+from typing import TYPE_CHECKING
+
+from terra_sim.core.hexmap import components
+from terra_sim.games.terra_mystica.player import Player
+
+if TYPE_CHECKING:
+    from terra_sim.games.terra_mystica.state import TerraMysticaState
+
+
+def split_places(values: list[int], points: list[int]) -> list[int]:
+    """Points by rank (a value of 0 scores nothing); tied players share the points of the
+    places they cover, rounded down."""
+    pts = list(points) + [0] * len(values)
+    order = sorted(values, reverse=True)
+    out = []
+    for v in values:
+        if v <= 0:
+            out.append(0)
+            continue
+        first = order.index(v)
+        k = order.count(v)
+        out.append(sum(pts[first:first + k]) // k)
+    return out
+
+
+def network_size(s: "TerraMysticaState", p: Player) -> int:
+    """Buildings in p's largest group: adjacent (bridges count) or within permanent shipping
+    range (the shipping bonus tile does not count), or tunnel / carpet range."""
+    k = s.jump_range(p)
+    extra = s.data.within[k + 1] if k else s.data.map.sail[s.ship_range(p, bonus=False)]
+    return max((g.bit_count() for g in components(p.buildings, s.adj, extra)), default=0)
+
+
+def resource_vp(p: Player, coins_per_vp: int) -> int:
+    """Everything left turns into coins (bowl III, half of bowl II burnt, priests, workers)."""
+    coins = p.coins + p.p3 + p.p2 // 2 + p.priests + p.workers
+    return coins // coins_per_vp
+
+
+def final_scoring(s: "TerraMysticaState") -> None:
+    rules = s.data.rules
+    sizes = [network_size(s, p) for p in s.players]
+    for p, pts in zip(s.players, split_places(sizes, rules["network_vp"]), strict=True):
+        p.add_vp("network", pts)
+    for i in range(len(s.data.cults)):
+        pos = [p.cults[i] for p in s.players]
+        for p, pts in zip(s.players, split_places(pos, rules["cult_vp"]), strict=True):
+            p.add_vp("cults", pts)
+    for p in s.players:
+        p.add_vp("resources", resource_vp(p, p.eff.get("coins_per_vp", rules["coins_per_vp"])))
