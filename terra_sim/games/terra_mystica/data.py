@@ -27,7 +27,7 @@ EFFECTS: dict[str, str] = {
     "carpet_priests": "priests a carpet flight costs",
     "carpet_vp": "VP per carpet flight",
     "carpet_range": "hexes a carpet flight may skip",
-    "fixed_spades": "every transform to home terrain costs exactly this many spades",
+    "fixed_spades": "every transform (to any terrain) costs exactly this many spades",
     "cult_leech": "a cult step when an opponent takes power from a build (errata: else 1 power)",
     "alchemist_trade": "1 VP -> 1 coin and 2 coins -> 1 VP at any time of the own turn",
     "coins_per_vp": "coins per VP in final resource scoring",

@@ -92,15 +92,16 @@ def free_spot(s: "TerraMysticaState", track: int, steps: int) -> int:
     return -1
 
 
+ALCHEMIST_RATES = {("VP", "C"): (1, 1), ("C", "VP"): (2, 1)}
+
+
 def conversion_rate(s: "TerraMysticaState", p: Player, src: str, dst: str) -> tuple[int, int]:
+    # the Alchemists' 2 C -> 1 VP replaces everybody's 3 C -> 1 VP
+    if "alchemist_trade" in p.eff and (src, dst) in ALCHEMIST_RATES:
+        return ALCHEMIST_RATES[src, dst]
     for a, n, b, m in s.data.conversions:
         if (a, b) == (src, dst):
             return n, m
-    if "alchemist_trade" in p.eff:
-        if (src, dst) == ("VP", "C"):
-            return 1, 1
-        if (src, dst) == ("C", "VP"):
-            return 2, 1
     raise KeyError((src, dst))
 
 
@@ -122,7 +123,8 @@ def free_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
         out.append(Action("burn"))
     rates = [(a, n, b) for a, n, b, _ in s.data.conversions]
     if "alchemist_trade" in p.eff:
-        rates += [("VP", 1, "C"), ("C", 2, "VP")]
+        rates = [r for r in rates if (r[0], r[2]) not in ALCHEMIST_RATES]
+        rates += [(a, n, b) for (a, b), (n, _) in ALCHEMIST_RATES.items()]
     cap = s.data.rules["max_priests"] - p.cult_priests
     for a, n, b in rates:
         if _has(p, a, n) and not (b == "P" and p.priests >= cap):

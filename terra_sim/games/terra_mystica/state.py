@@ -218,7 +218,9 @@ class TerraMysticaState:
         if src == dst:
             return 0
         home = p.faction.home
-        if "fixed_spades" in p.eff and dst == home:
+        # Giants pay the same for every transform, to home or not (the server's transform_cost),
+        # so a lone cult-bonus spade is forfeit, as the rulebook says.
+        if "fixed_spades" in p.eff:
             return p.eff["fixed_spades"]
         d = self.data.wheel_distance(src, dst)
         k = len(self.data.wheel)
