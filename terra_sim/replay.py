@@ -1,6 +1,7 @@
 """Replaying one logged game of a run: from its action log, or from its seed when the run was
 made without one, checking the final scores against the players table."""
 
+import json
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ import polars as pl
 from terra_sim import storage
 from terra_sim.config import strategy_spec
 from terra_sim.core.errors import UserError
+from terra_sim.core.record import is_legal
 
 
 @dataclass
@@ -28,11 +30,12 @@ def _rows(run_dir: Path, table: str, schema: dict[str, Any], game_id: int) -> pl
 
 
 def _replay_texts(manifest: dict[str, Any], factions: list[str], seed: int, texts: list[str],
-                  seat_names: list[str], step: bool, echo: Callable[[str], None]) -> Any:
+                  seat_names: list[str], step: bool, echo: Callable[[str], None],
+                  options: dict[str, Any] | None = None) -> Any:
     from terra_sim.games import get_game
 
     g = get_game(manifest["game"], manifest["overrides"] or None)
-    state = g.new_state(factions, seed, **manifest["options"])
+    state = g.new_state(factions, seed, **(manifest["options"] if options is None else options))
     current: int | None = None
     line: list[str] = []
     line_seat = -1
@@ -49,7 +52,7 @@ def _replay_texts(manifest: dict[str, Any], factions: list[str], seed: int, text
             echo(f"\nRound {current}" if current else "\nSetup")
         seat = state.current_player()
         action = state.parse_action(text)
-        if action not in state.legal_actions():
+        if not is_legal(state, action):
             raise UserError(f"action {idx} {text!r} is not legal when replayed: the log does "
                             "not match this engine version")
         state.apply(action)
@@ -97,7 +100,9 @@ def replay(run_dir: str | Path, game_id: int, step: bool = False,
         texts = rec.actions
     else:
         texts = logged.to_list()
-    state = _replay_texts(manifest, factions, seed, texts, seat_names, step, echo)
+    # the game's own options: an imported game's setup is fixed by its log, not by the seed
+    options = json.loads(game["setup"][0] or "{}").get("options")
+    state = _replay_texts(manifest, factions, seed, texts, seat_names, step, echo, options)
     replayed = state.vp()
     echo("\nFinal scores")
     for s, name in enumerate(seat_names):

@@ -143,7 +143,7 @@ def test_shipped_configs_are_valid(name):
 
 
 @pytest.mark.parametrize("args,expected", [
-    (["--game", "terra-mystica"], "terra-nova"),
+    (["--game", "chess"], "terra-nova"),
     (["--factions", "golems,elves"], "unknown faction 'elves'"),
     (["--strategies", "genius"], "unknown strategy 'genius'"),
     (["--players", "5"], "not 5"),

@@ -205,6 +205,10 @@ def save_csv(df: pl.DataFrame, out_dir: Path, name: str, files: list[Path]) -> N
 
 
 def caveat_text(strategies: list[str]) -> str:
+    if strategies == ["human"]:  # terra-sim import
+        return ("These are real games played by people and imported from their logs: they "
+                "show how the factions fared in these games, between players of whatever "
+                "skill they had; a few games say little about a faction's strength.")
     bots = ", ".join(strategies) if strategies else "(none recorded)"
     return ("These results describe how the factions fare when played by these bots "
             f"({bots}), not how they fare in human play. Bots have blind spots that people do "

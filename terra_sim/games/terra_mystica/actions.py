@@ -18,6 +18,8 @@ Text forms (hexes by board name, e.g. "E5"; river hexes r0..r35; bridges by both
     +FAV5 / +TW3 / +fire  take a favour tile / a town tile / a cult step (cult actions, rewards)
     leech / decline       take or refuse the power offered by a neighbour's build
     done                  end the turn (after the action) or stop using free spades
+    adjust 2 C 1          an imported log's manual fix (seat, resource, amount): only in games
+                          imported with option log_fixes=yes, never offered to a bot
 """
 
 from typing import NamedTuple
@@ -40,8 +42,9 @@ KINDS: dict[str, tuple[str, ...]] = {
     "action": ("word",), "bridge": ("site",), "pass": ("word?",), "burn": (),
     "convert": ("word", "word"), "connect": ("hex",), "favor": ("word",), "town": ("word",),
     "cult": ("word",), "leech": (), "decline": (), "done": (),
+    "adjust": ("int", "word", "int"),  # an imported log's manual fix: seat, resource, amount
 }
-UPPER = ("upgrade", "action", "pass", "pick", "convert")
+UPPER = ("upgrade", "action", "pass", "pick", "convert", "adjust")
 PREFIXED = {"+FAV": "favor", "+TW": "town"}
 
 

@@ -20,7 +20,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "temple-scoring-tile": ("no", "yes"),
 }
 # A setup fixed by an imported log rather than drawn from the seed.
-FIXED_SETUP = ("bonus_tiles", "scoring_tiles")
+FIXED_SETUP = ("bonus_tiles", "scoring_tiles", "log_fixes")
 
 
 class TerraMystica:
@@ -42,7 +42,13 @@ class TerraMystica:
         return list(self.data.factions)
 
     def faction_table(self) -> list[dict[str, str]]:
-        return [{"faction": f.slug, "home": self.data.wheel[f.home]}
+        def effects(e: dict[str, int]) -> str:
+            return ", ".join(f"{k}={v}" for k, v in e.items()) or "-"
+
+        return [{"faction": f.slug, "home": self.data.wheel[f.home],
+                 "start": f"{f.coins}C {f.workers}W {f.priests}P "
+                          f"{'/'.join(map(str, f.power))}PW",
+                 "ability": effects(f.ability), "stronghold": effects(f.stronghold)}
                 for f in self.data.factions.values()]
 
     def exclusive_groups(self) -> list[set[str]]:
@@ -88,3 +94,21 @@ class TerraMystica:
             if value not in OPTIONS[key]:
                 raise UserError(f"option {key}: {value!r} is not one of {', '.join(OPTIONS[key])}")
         return TerraMysticaState.start(self.data, self.codec, factions, seed, options)
+
+    # ----- real games in the online server's notation (terra-sim import / export) --------------
+    log_format = "the online Terra Mystica server's notation (snellman.net)"
+
+    def read_log(self, text: str) -> dict[str, Any]:
+        """A logged game as factions, the options that fix its setup, and our action texts;
+        a log that does not replay raises UserError naming its line."""
+        from terra_sim.games.terra_mystica.notation import replay_log
+
+        r = replay_log(text, self)
+        return {"factions": [p.faction.slug for p in r.state.players], "options": r.options,
+                "actions": r.actions}
+
+    def write_log(self, factions: list[str], seed: int, options: dict[str, Any],
+                  actions: list[str]) -> str:
+        from terra_sim.games.terra_mystica.notation import write_log
+
+        return write_log(self, factions, options, actions, seed)

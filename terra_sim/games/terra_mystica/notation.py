@@ -128,11 +128,13 @@ class Replayer:
         self.log = log
         bonus = [t for t in game.data.tiles.bonus
                  if t not in log.deleted and not game.data.tiles.bonus[t]["option"]]
-        self.state: TerraMysticaState = game.new_state(
-            log.factions, 0, bonus_tiles=bonus, scoring_tiles=log.scoring)
+        # what new_state needs to replay our actions: the log fixes the setup, and its manual
+        # fixes become `adjust` actions
+        self.options: dict[str, Any] = {"bonus_tiles": bonus, "scoring_tiles": log.scoring,
+                                        "log_fixes": "yes"}
+        self.state: TerraMysticaState = game.new_state(log.factions, 0, **self.options)
         self.seat = {f: i for i, f in enumerate(log.factions)}
         self.actions: list[str] = []
-        self.adjustments: list[tuple[int, str, str, int]] = []  # (after action #, faction, res, n)
         self.pos = 0  # next command in log order
 
     # ----- helpers ---------------------------------------------------------------------------
@@ -348,11 +350,16 @@ class Replayer:
         n = int(c.words[1]) if len(c.words) > 1 else 1
         if n > p.total_vp:
             n = p.total_vp + 1
-        got = p.gain(n)
-        self.adjustments.append((len(self.actions), faction, "PW", got))
+        room = p.room()
+        got = min(n, room)
+        self.fix(p.seat, "PW", got)
         if got > 1:
-            p.add_vp("adjust", 1 - got)
-            self.adjustments.append((len(self.actions), faction, "VP", 1 - got))
+            self.fix(p.seat, "VP", 1 - got)
+
+    def fix(self, seat: int, res: str, n: int) -> None:
+        a = Action("adjust", (seat, res, n))
+        self.actions.append(self.state.action_text(a))
+        self.state.apply(a)
 
     def resource(self, faction: str, c: Command) -> None:
         """A manual fix (`+1c`, `-1vp`, or a cult step `+fire`, `+2fire`)."""
@@ -363,20 +370,13 @@ class Replayer:
         if what in s.data.cults and sign == "+":
             self.act(Action("cult", (what,)), c)
             return
-        if "loose-adjust-resource" not in self.log.options:
-            raise self.fail(c, "a manual resource change needs option loose-adjust-resource")
+        if sign == "+" and "loose-adjust-resource" not in self.log.options:
+            raise self.fail(c, "a manual gain of resources needs option loose-adjust-resource")
         res = RES.get(what)
         if res is None:
             raise self.fail(c, "unknown resource")
         n = int(num or 1) * (1 if sign == "+" else -1)
-        p = s.players[self.seat[faction]]
-        if res == "VP":
-            p.add_vp("adjust", n)
-        elif n > 0:
-            s.give(p, res, n)
-        else:
-            s.pay(p, res, -n)
-        self.adjustments.append((len(self.actions), faction, res, n))
+        self.fix(self.seat[faction], res, n)
 
 
 def replay_log(text: str, game: TerraMystica | None = None) -> Replayer:
@@ -391,3 +391,134 @@ def replay_log(text: str, game: TerraMystica | None = None) -> Replayer:
 
 def final_vp(r: Replayer) -> dict[str, Any]:
     return {p.faction.slug: p.total_vp for p in r.state.players}
+
+
+# ----- writing ---------------------------------------------------------------------------------
+SERVER_NAMES = {v: k for k, v in NAMES.items()}
+
+
+def write_log(game: TerraMystica, factions: list[str], options: dict[str, Any],
+              actions: list[str], seed: int = 0) -> str:
+    """One of our games in the server's notation: the setup rows, then one row per turn (and one
+    per answer to a power offer), as the server's own logs have them."""
+    s = game.new_state(factions, seed, **options)
+    data = s.data
+    colour = {terrain: c for c, terrain in COLORS.items() if c != "grey"}
+    name = {i: SERVER_NAMES.get(f, f) for i, f in enumerate(factions)}
+    in_play = s.setup_info()["bonus_tiles"]
+    lines = [f"# exported by terra-sim ({game.slug} engine {game.version}, seed {seed})"]
+    if any(t.startswith("adjust ") for t in actions):
+        lines.append("option loose-adjust-resource")  # the log's manual fixes
+    lines.append("score " + ",".join(t.lower() for t in s.scoring_tiles))
+    lines += [f"delete {t.lower()}" for t in data.tiles.bonus
+              if t not in in_play and not data.tiles.bonus[t]["option"]]
+    lines += [f"setup {name[i]}" for i in range(len(factions))]
+    row: list[str] = []
+    row_seat = -1
+    run: tuple[str, int] = ("", 0)  # a burn or conversion repeated, written as one command
+
+    def flush_run() -> None:
+        nonlocal run
+        if run[1]:
+            head, k = run
+            if head == "burn":
+                row.append(f"burn {k}")
+            else:
+                a, b = head.split()[1:]
+                n, m = _rate(s, a, b)
+                row.append(f"convert {k * n}{a.lower()} to {k * m}{b.lower()}")
+        run = ("", 0)
+
+    def flush() -> None:
+        flush_run()
+        if row:
+            lines.append(f"{name[row_seat]}: " + ". ".join(row))
+            row.clear()
+
+    for text in actions:
+        a = s.parse_action(text)
+        seat = a.args[0] if a.kind == "adjust" else s.current_player()
+        if seat != row_seat or a.kind in ("leech", "decline"):
+            flush()
+            row_seat = seat
+        kind, args = a
+        if kind in ("burn", "convert"):
+            if run[0] != text:
+                flush_run()
+            run = (text, run[1] + 1)
+            s.apply(a)
+            continue
+        flush_run()
+        cmd = _command(s, a, colour, name)
+        if cmd:
+            row.append(cmd)
+        s.apply(a)
+        if kind in ("leech", "decline", "done", "pass", "pick", "adjust"):
+            flush()
+            row_seat = -1
+    flush()
+    return "\n".join(lines) + "\n"
+
+
+def _rate(s: TerraMysticaState, a: str, b: str) -> tuple[int, int]:
+    from terra_sim.games.terra_mystica.moves import conversion_rate
+
+    if (a, b) == ("W", "P"):
+        return 1, 1
+    return conversion_rate(s, s.players[s.current_player()], a, b)
+
+
+def _command(s: TerraMysticaState, a: Action, colour: dict[str, str],
+             name: dict[int, str]) -> str:
+    kind, args = a
+    m = s.data.map
+    p = s.players[s.current_player()]
+    if kind == "place":
+        return f"build {m.name(args[0]).lower()}"
+    if kind == "pick":
+        return f"pass {args[0].lower()}"
+    if kind in ("build", "transform"):
+        h = args[0]
+        dst = s.data.wheel.index(args[1]) if len(args) > 1 else p.faction.home
+        sp = s.spade if s.pending and s.pending[0][0] == "spades" else {}
+        if kind == "build" and (sp.get("ride") or sp["mask"] >> h & 1 if sp else False):
+            return f"build {m.name(h).lower()}"
+        if sp.get("sandstorm"):
+            return f"{kind} {m.name(h).lower()}"
+        need = s.spades_needed(p, s.terrain[h], dst)
+        dig = max(0, need - sp.get("free", 0))
+        hex_name = m.name(h).lower()
+        cmd = (f"build {hex_name}" if kind == "build"
+               else f"transform {hex_name} to {colour[s.data.wheel[dst]]}")
+        return f"dig {dig}. {cmd}" if dig else cmd
+    if kind == "upgrade":
+        return f"upgrade {m.name(args[0]).lower()} to {args[1].lower()}"
+    if kind == "send":
+        return f"send p to {args[0]} for {args[1]}"
+    if kind == "advance":
+        return f"advance {args[0]}"
+    if kind == "action":
+        return f"action {args[0].lower()}"
+    if kind == "bridge":
+        x, y = m.bridge_sites[args[0]]
+        return f"bridge {m.name(x).lower()}:{m.name(y).lower()}"
+    if kind == "pass":
+        return f"pass {args[0].lower()}" if args else "pass"
+    if kind == "connect":
+        return f"connect {m.name(args[0]).lower()}"
+    if kind in ("favor", "town"):
+        return f"+{args[0].lower()}"
+    if kind == "cult":
+        steps = s.pending[0][2] if s.pending else 1
+        return f"+{steps if steps > 1 else ''}{args[0]}"
+    if kind in ("leech", "decline"):
+        e = s.pending[0]
+        return f"{kind} {e[2]} from {name[e[3]]}"
+    if kind == "adjust":
+        seat, res, n = args
+        return f"{n:+d}{res.lower()}"
+    if kind == "done":
+        if s.pending and s.pending[0][0] == "spades" and s.spade.get("free"):
+            return ". ".join(["-spade"] * s.spade["free"])
+        return ""
+    raise ValueError(f"cannot write {kind!r} in the server's notation")

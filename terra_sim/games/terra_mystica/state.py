@@ -9,7 +9,6 @@ power offers the turn's builds make are answered after it, in turn order from th
 
 from typing import Any
 
-from terra_sim.core.errors import IllegalAction
 from terra_sim.core.hexmap import bits, components
 from terra_sim.core.rng import stream
 from terra_sim.games.terra_mystica import moves, scoring
@@ -163,11 +162,28 @@ class TerraMysticaState:
                 f"dig {p.dig} bonus {p.bonus or '-'} favors {','.join(p.favors) or '-'}  {built}")
         return "\n".join(lines)
 
+    def is_legal(self, a: Action) -> bool:
+        if a.kind == "adjust":  # a manual fix in an imported log, never a bot's move
+            return self.options.get("log_fixes") == "yes"
+        return a in self.legal_actions()
+
     def apply(self, a: Action) -> None:
-        if a not in self.legal_actions():
-            raise IllegalAction(f"illegal action {self.action_text(a)!r} for "
-                                f"{self.players[self.current_player()].faction.slug}")
+        """Play a legal action (the caller checks: is_legal)."""
+        if a.kind == "adjust":
+            self._adjust(*a.args)
+            return
         self.do(a)
+
+    def _adjust(self, seat: int, res: str, n: int) -> None:
+        p = self.players[seat]
+        if res == "VP":
+            p.add_vp("adjust", n)
+        elif res == "PW":
+            p.gain(n)  # an answer to a power offer the engine never made
+        elif n > 0:
+            self.give(p, res, n)
+        else:
+            self.pay(p, res, -n)
 
     # ----- queries ----------------------------------------------------------------------------
     def scoring_tile(self) -> dict[str, Any] | None:

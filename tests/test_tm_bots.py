@@ -1,0 +1,146 @@
+"""Terra Mystica's bot roster: every bot plays every faction at every player count, legally and
+reproducibly; each plan shows its focus; each scripted bot beats random."""
+
+import random
+import warnings
+
+import pytest
+
+from strategies import make_strategy, roster
+from strategies.search import SearchStrategy
+from strategies.terra_mystica import HEURISTIC, STRATEGIES
+from strategies.terra_mystica.bench_bots import SCRIPTED, play_counted, versus_random
+from terra_sim import get_game, play_game
+
+GAME = "terra-mystica"
+warnings.filterwarnings("ignore", category=RuntimeWarning)  # a stale compiled build
+
+
+def faction_tables() -> list[list[str]]:
+    """Four games (5, 4, 3 and 2 players) seating all 14 factions once, no two of one home
+    terrain in a game."""
+    g = get_game(GAME)
+    pairs = [sorted(group) for group in g.exclusive_groups()]
+    first = [p[0] for p in pairs]
+    second = [p[1] for p in pairs]
+    return [first[:5], first[5:] + second[:2], second[2:5], second[5:]]
+
+
+def test_the_roster_is_registered_as_scripted():
+    names = [cls.name for cls in STRATEGIES]
+    assert names == SCRIPTED
+    bots = roster(GAME)
+    for name in SCRIPTED:
+        assert bots[name].kind == "scripted"
+        assert bots[name].games == (GAME,)
+
+
+@pytest.mark.parametrize("bot", SCRIPTED)
+def test_a_bot_plays_every_faction_at_every_player_count_legally(bot):
+    tables = faction_tables()
+    assert sorted(f for t in tables for f in t) == sorted(get_game(GAME).faction_slugs())
+    for i, factions in enumerate(tables):
+        # play_counted raises IllegalAction on any action outside the legal list
+        r = play_counted([bot] * len(factions), 7 + i, factions)
+        assert r["factions"] == factions
+        assert all(v > 20 for v in r["vp"]), (factions, r["vp"])
+
+
+def test_the_same_seed_gives_the_same_game():
+    bots = ["greedy", "cult-runner", "power-player"]
+    a = play_game(GAME, None, bots, 11, players=3)
+    b = play_game(GAME, None, bots, 11, players=3)
+    c = play_game(GAME, None, bots, 12, players=3)
+    assert a.actions == b.actions and a.final_vp == b.final_vp
+    assert a.actions != c.actions
+
+
+@pytest.fixture(scope="module")
+def focus_games():
+    """Six 4-player games with the five plans and greedy rotated through the seats."""
+    bots = SCRIPTED
+    out = []
+    for i in range(6):
+        four = [bots[(i + k) % len(bots)] for k in range(4)]
+        out.append(play_counted(four, 300 + i))
+    return out
+
+
+def mean_of(games, bot, key):
+    vals = [r["players"][s][key] for r in games for s, b in enumerate(r["bots"]) if b == bot]
+    return sum(vals) / len(vals)
+
+
+def uses_of(games, bot, rule):
+    n = [r["uses"][s][rule] for r in games for s, b in enumerate(r["bots"]) if b == bot]
+    return sum(n) / len(n)
+
+
+def test_the_cult_runner_climbs_the_cult_tracks_more_than_the_expander(focus_games):
+    assert mean_of(focus_games, "cult-runner", "cults") > mean_of(focus_games, "expander",
+                                                                  "cults") + 3
+    assert uses_of(focus_games, "cult-runner", "send-priest") > uses_of(
+        focus_games, "expander", "send-priest")
+
+
+def test_the_expander_builds_more_and_wider_than_the_cult_runner(focus_games):
+    assert mean_of(focus_games, "expander", "buildings") > mean_of(focus_games, "cult-runner",
+                                                                   "buildings")
+    assert uses_of(focus_games, "expander", "dwelling") > uses_of(focus_games, "cult-runner",
+                                                                  "dwelling")
+
+
+def test_the_power_player_takes_more_power_offers_than_greedy(focus_games):
+    def share(bot):
+        taken = uses_of(focus_games, bot, "leech-taken")
+        return taken / (taken + uses_of(focus_games, bot, "leech-declined"))
+
+    assert share("power-player") > share("greedy")
+
+
+@pytest.mark.parametrize("bot", SCRIPTED)
+def test_a_scripted_bot_beats_random_in_most_two_player_games(bot):
+    wins, n = versus_random(bot, 10, 500, workers=1)
+    assert wins >= 9, f"{bot} won {wins} of {n}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bot", SCRIPTED)
+def test_a_scripted_bot_beats_random_in_95_percent_of_200_games(bot):
+    wins, n = versus_random(bot, 200, 10_000, workers=2)
+    assert wins / n >= 0.95, f"{bot} won {wins} of {n}"
+
+
+def test_the_search_heuristic_offers_playable_moves_and_values_every_seat():
+    g = get_game(GAME)
+    state = g.new_state(["witches", "nomads", "darklings"], 3)
+    h = HEURISTIC(random.Random(1), 4, 0.5)
+    guide = make_strategy("greedy", random.Random(2), GAME)
+    checked = 0
+    while not state.is_over() and state.round < 3:
+        legal = state.legal_actions()
+        forced = h.decide(state, legal)
+        if forced is None:
+            options = h.root_moves(state, legal)
+            assert 1 <= len(options) <= 5
+            for seq, _ in options:
+                probe = state.clone()
+                for a in seq:  # every move is a playable sequence (conversions, then action)
+                    assert a in probe.legal_actions()
+                    probe.apply(a)
+            checked += 1
+            state.apply(options[0][0][0])
+        else:
+            assert forced in legal
+            state.apply(forced)
+        assert state.is_over() or state.legal_actions()
+        values = h.values(state)
+        assert len(values) == 3 and all(isinstance(v, float) for v in values)
+    assert checked > 10
+    assert guide.name == "greedy"
+
+
+def test_mcts_plays_terra_mystica_with_its_heuristic():
+    bot = SearchStrategy(random.Random(3), simulations=6, candidates=3)
+    r = play_game(GAME, ["giants", "auren"], [bot, "greedy"], 5)
+    assert len(r.final_vp) == 2 and max(r.final_vp) > 40
