@@ -1,0 +1,245 @@
+"""Benchmark Terra Mystica's bot roster:
+`python -m strategies.terra_mystica.bench_bots [--games N] [--workers N] [--seed S]`.
+
+1. Every scripted bot against `random` in 2-player games (seats alternate): win rate, Wilson 95%.
+2. Speed: milliseconds per 4-player game of four scripted bots.
+3. Special rules: over 4-player games of the roster (every faction in turn), how often each
+   faction's special rule and each shared mechanism (favour tiles, towns, cult steps, advances,
+   power actions, power offers, conversions) was used, per bot and per faction.
+4. Focus: what each plan does more or less of than the others (buildings, cults, towns, power).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from collections import Counter, defaultdict
+from multiprocessing import Pool
+from typing import Any
+
+from strategies import make_strategy
+from terra_sim import get_game
+from terra_sim.analysis.stats import wilson_interval
+from terra_sim.core.errors import IllegalAction
+from terra_sim.core.rng import stream
+from terra_sim.games.terra_mystica.actions import Action
+from terra_sim.games.terra_mystica.state import TerraMysticaState
+from terra_sim.play import new_game
+
+GAME = "terra-mystica"
+SCRIPTED = ["greedy", "expander", "cult-runner", "town-builder", "power-player", "round-scorer"]
+# Each faction's special rule, as counted by `special_rule`; the shared mechanisms after them.
+FACTION_RULES = {
+    "witches": "witches-ride", "auren": "auren-cult-action", "halflings": "halflings-sh-spades",
+    "cultists": "cultists-leech-reward", "alchemists": "alchemists-trade",
+    "darklings": "darklings-priest-spades", "engineers": "engineers-bridge",
+    "dwarves": "dwarves-tunnel", "fakirs": "fakirs-carpet", "mermaids": "mermaids-river-town",
+    "swarmlings": "swarmlings-free-tp", "chaos-magicians": "chaos-double-turn",
+    "giants": "giants-spade-action", "nomads": "nomads-sandstorm",
+}
+EXTRA_RULES = ("darklings-sh-conversion",)
+SHARED = ("favour-tile", "town", "cult-step", "send-priest", "advance-ship", "advance-dig",
+          "power-action", "bridge", "leech-taken", "leech-declined", "burn", "convert",
+          "stronghold", "sanctuary", "temple", "trading-house", "dwelling")
+SPECIAL_ACTIONS = {"ACTW": "witches-ride", "ACTA": "auren-cult-action",
+                   "ACTE": "engineers-bridge", "ACTS": "swarmlings-free-tp",
+                   "ACTC": "chaos-double-turn", "ACTG": "giants-spade-action",
+                   "ACTN": "nomads-sandstorm"}
+UPGRADE_NAMES = {"TP": "trading-house", "TE": "temple", "SH": "stronghold", "SA": "sanctuary"}
+
+
+def special_rule(s: TerraMysticaState, seat: int, a: Action) -> list[str]:
+    """The rules and mechanisms action `a` of `seat` uses in state `s` (before it is played)."""
+    p = s.players[seat]
+    kind, args = a
+    eff = p.eff
+    out: list[str] = []
+    if kind == "action":
+        act = args[0]
+        if act in SPECIAL_ACTIONS:
+            out.append(SPECIAL_ACTIONS[act])
+        if act in s.data.tiles.power_actions:
+            out.append("power-action")
+    elif kind == "connect":
+        out.append("mermaids-river-town")
+    elif kind == "convert":
+        out.append("convert")
+        if args in (("VP", "C"), ("C", "VP")) and "alchemist_trade" in eff:
+            out.append("alchemists-trade")
+        if args == ("W", "P"):
+            out.append("darklings-sh-conversion")
+    elif kind == "burn":
+        out.append("burn")
+    elif kind == "favor":
+        out.append("favour-tile")
+    elif kind == "town":
+        out.append("town")
+    elif kind == "cult":
+        out.append("cult-step")
+        # a step owed after the turn ended: the Cultists' reward for a power offer taken
+        if "cult_leech" in eff and any(e[0] == "next-turn" for e in s.pending):
+            out.append("cultists-leech-reward")
+    elif kind == "send":
+        out.append("send-priest")
+    elif kind == "advance":
+        out.append("advance-" + args[0])
+    elif kind == "bridge":
+        out.append("bridge")
+    elif kind == "leech":
+        out.append("leech-taken")
+    elif kind == "decline":
+        out.append("leech-declined")
+    elif kind == "upgrade":
+        out.append(UPGRADE_NAMES[args[1]])
+    if kind in ("build", "transform"):
+        h = args[0]
+        if kind == "build":
+            out.append("dwelling")
+        spade = s.spade if s.pending else {}
+        if spade.get("ride") or spade.get("sandstorm"):
+            return out
+        dst = s.data.wheel.index(args[1]) if len(args) > 1 else p.faction.home
+        dug = s.spades_needed(p, s.terrain[h], dst) - spade.get("free", 0)
+        if "priest_spades" in eff and dug > 0:
+            out.append("darklings-priest-spades")
+        if s.pending and s.pending[0][0] == "spades" and "spades" in p.faction.stronghold \
+                and p.b["SH"] and spade.get("free", 0) and not spade.get("cult"):
+            out.append("halflings-sh-spades")
+        if not spade.get("cult") and not s.direct_reach(p) >> h & 1:
+            if "tunnel_workers" in eff:
+                out.append("dwarves-tunnel")
+            elif "carpet_priests" in eff:
+                out.append("fakirs-carpet")
+    return out
+
+
+def play_counted(bots: list[Any], seed: int, factions: list[str] | None = None,
+                 players: int | None = None) -> dict[str, Any]:
+    """One game played like `terra_sim.play_game` (same seeds, so the same game), counting
+    the rules each seat uses. Raises IllegalAction if a bot plays an illegal action."""
+    g = get_game(GAME)
+    state, setup = new_game(g, factions, seed, players or len(bots), None, {})
+    assert isinstance(state, TerraMysticaState)
+    n = len(setup["factions"])
+    agents = [make_strategy(b, stream(seed, "strategy", i), GAME) for i, b in enumerate(bots)]
+    uses: list[Counter] = [Counter() for _ in range(n)]
+    spent = [0.0] * n
+    actions = 0
+    while not state.is_over():
+        legal = state.legal_actions()
+        seat = state.current_player()
+        t = time.perf_counter()
+        a = agents[seat].choose(state, legal)
+        spent[seat] += time.perf_counter() - t
+        if a not in legal:
+            raise IllegalAction(f"{bots[seat]} played illegal {a!r} in seed {seed}")
+        uses[seat].update(special_rule(state, seat, a))
+        state.do(a)
+        actions += 1
+    return {"bots": list(bots), "factions": [p.faction.slug for p in state.players],
+            "vp": state.vp(), "uses": uses, "spent": spent, "actions": actions,
+            "players": [{"cults": sum(p.cults), "towns": len(p.town_tiles),
+                         "buildings": p.buildings.bit_count(), "priests_sent": p.cult_priests,
+                         "leech_vp": p.vp[5], "network": p.vp[8]} for p in state.players]}
+
+
+def _job(job: tuple[Any, ...]) -> dict[str, Any]:
+    bots, seed, factions, players = job
+    return play_counted(list(bots), seed, factions, players)
+
+
+def run(jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str, Any]]:
+    if workers > 1:
+        with Pool(workers) as pool:
+            return pool.map(_job, jobs, chunksize=4)
+    return [_job(j) for j in jobs]
+
+
+def versus_random(bot: str, games: int, seed: int, workers: int) -> tuple[float, int]:
+    jobs: list[tuple[Any, ...]] = [((bot, "random") if i % 2 == 0 else ("random", bot),
+                                    seed + i, None, 2) for i in range(games)]
+    wins = 0.0
+    for r in run(jobs, workers):
+        me = r["bots"].index(bot)
+        a, b = r["vp"][me], r["vp"][1 - me]
+        wins += 1.0 if a > b else 0.5 if a == b else 0.0
+    return wins, games
+
+
+def roster_jobs(games: int, seed: int) -> list[tuple[Any, ...]]:
+    """4-player games of the roster: every 4-bot combination in turn, rotated through the
+    seats; factions drawn per game by the game's own rule."""
+    combos = list(itertools.combinations(SCRIPTED, 4))
+    jobs: list[tuple[Any, ...]] = []
+    for i in range(games):
+        combo = combos[i % len(combos)]
+        rot = (i // len(combos)) % 4
+        jobs.append((combo[rot:] + combo[:rot], seed + i, None, 4))
+    return jobs
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--games", type=int, default=200, help="games per bot against random")
+    ap.add_argument("--roster-games", type=int, default=300, help="4-player roster games")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+
+    print(f"== 1. scripted bots vs random, 2 players, {args.games} games each")
+    for i, bot in enumerate(SCRIPTED):
+        wins, n = versus_random(bot, args.games, args.seed + 10_000 * i, args.workers)
+        lo, hi = wilson_interval(wins, n)
+        verdict = "ok" if wins / n >= 0.95 else "BELOW 95%"
+        print(f"  {bot:<13} {wins / n:6.1%}  [{float(lo):.1%}, {float(hi):.1%}]  {verdict}")
+
+    print("== 2. speed: 4-player games of four scripted bots (one process)")
+    jobs = roster_jobs(20, args.seed + 50_000)
+    t = time.perf_counter()
+    res = run(jobs, 1)
+    per = (time.perf_counter() - t) / len(jobs)
+    acts = sum(r["actions"] for r in res) / len(res)
+    print(f"  {1000 * per:.0f} ms per game ({acts:.0f} decisions per game)")
+
+    print(f"== 3. special rules over {args.roster_games} 4-player games of the roster")
+    res = run(roster_jobs(args.roster_games, args.seed + 100_000), args.workers)
+    by_bot: dict[str, Counter] = defaultdict(Counter)
+    by_faction: dict[str, Counter] = defaultdict(Counter)
+    seats: Counter = Counter()
+    for r in res:
+        for seat, (bot, faction) in enumerate(zip(r["bots"], r["factions"], strict=True)):
+            seats[faction] += 1
+            by_bot[bot].update(r["uses"][seat])
+            by_faction[faction].update(r["uses"][seat])
+    rules = [*FACTION_RULES.values(), *EXTRA_RULES]
+    print(f"  {'rule':<26}" + "".join(f"{b[:12]:>13}" for b in SCRIPTED))
+    for rule in [*rules, *SHARED]:
+        print(f"  {rule:<26}" + "".join(f"{by_bot[b][rule]:>13}" for b in SCRIPTED))
+    print("  per faction (games played; its own rule's uses; per game):")
+    for faction, rule in sorted(FACTION_RULES.items()):
+        n = max(seats[faction], 1)
+        used = by_faction[faction][rule]
+        flag = "" if used else "  NEVER USED"
+        print(f"    {faction:<16} {seats[faction]:>4} games  {rule:<26} {used:>6}"
+              f"  {used / n:5.2f}/game{flag}")
+
+    print("== 4. focus: means per player over the roster games")
+    stats: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    vp: dict[str, list[int]] = defaultdict(list)
+    for r in res:
+        for seat, bot in enumerate(r["bots"]):
+            stats[bot].append(r["players"][seat])
+            vp[bot].append(r["vp"][seat])
+    keys = ["buildings", "cults", "priests_sent", "towns", "leech_vp", "network"]
+    print(f"  {'bot':<13} {'VP':>6}" + "".join(f"{k:>13}" for k in keys))
+    for bot in SCRIPTED:
+        rows = stats[bot]
+        print(f"  {bot:<13} {sum(vp[bot]) / len(vp[bot]):>6.1f}" + "".join(
+            f"{sum(x[k] for x in rows) / len(rows):>13.2f}" for k in keys))
+    print(f"total wall time {time.perf_counter() - t0:.0f}s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""What the search bot knows of Terra Mystica: greedy's best main actions as root moves (the
+burns and conversions that pay for an action and the action count as one move), a noisy greedy
+playout policy, playouts that stop at the round's end, and leaves valued by the scripted bots'
+valuation.
+
+Setup, follow-ups, power offers and the free actions after a turn's action are left to greedy:
+searching them buys little.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from strategies.heuristic import Heuristic
+from strategies.terra_mystica.greedy import GreedyStrategy
+from strategies.terra_mystica.valuation import Context, valuation
+
+
+class TerraMysticaHeuristic(Heuristic):
+    def __init__(self, rng: random.Random, candidates: int, noise: float):
+        super().__init__(rng, candidates, noise)
+        self.guide = GreedyStrategy(rng)
+        self.policy = GreedyStrategy(rng, top_k=2)
+        self.policy.noise = noise
+
+    def decide(self, state: Any, legal: list) -> Any | None:
+        if (len(legal) == 1 or state.pending or state.stage != "play"
+                or not state.actions_left):
+            return self.guide.choose(state, legal)
+        return None
+
+    def root_moves(self, state: Any, legal: list) -> list[tuple[list[Any], float]]:
+        """Greedy's look-ahead's best moves with a small prior from its scores; greedy's pass is
+        always one of them."""
+        g = self.guide
+        seat = state.current_player()
+        p = state.players[seat]
+        scored, cands = g.ranked(state, seat, p, legal)
+        options: list[tuple[list[Any], float]] = []
+        for value, a in scored[: self.candidates]:
+            options.append(([*cands[a], a], 0.1 * value))
+        passes = [a for a in legal if a.kind == "pass"]
+        if passes:
+            best = g.choose_pass(state, p, legal)
+            seq = [best, *g.queued] if best.kind != "pass" else [best]
+            g.queued = []
+            options.append((seq, 0.1 * g.w["pass_margin"]))
+        return options or [([legal[0]], 0.0)]
+
+    def playout(self, state: Any, legal: list) -> Any:
+        return self.policy.choose(state, legal)
+
+    def values(self, state: Any) -> list[float]:
+        if state.is_over():
+            return [float(v) for v in state.vp()]
+        w = self.guide.w
+        return [valuation(state, i, Context.of(state, i, w)) for i in range(len(state.players))]

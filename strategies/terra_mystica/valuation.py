@@ -1,0 +1,462 @@
+"""Terra Mystica knowledge shared by the scripted bots: what resources, income, buildings, cult
+positions, tiles and follow-ups are worth, in VP equivalents.
+
+Everything here reads a TerraMysticaState and never changes it. A bot's `weights` dict (see
+DEFAULT_WEIGHTS) scales each term, which is how the plans differ. Resources lose worth as the
+game ends: after the last income they are worth only what final scoring pays for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from terra_sim.core.hexmap import bits, components
+from terra_sim.games.terra_mystica.player import Player
+from terra_sim.games.terra_mystica.scoring import network_size, split_places
+from terra_sim.games.terra_mystica.state import TerraMysticaState
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "coin": 0.45,  # a coin with the whole game ahead (falls to final scoring's rate)
+    "worker": 0.7,
+    "priest": 1.5,
+    "power3": 0.4,  # a power token in bowl III: spendable now
+    "power2": 0.2,
+    "power1": 0.03,
+    "token": 0.3,  # a power token in any bowl, per round left: what it will cycle into
+    "income": 1.0,  # scales income by the income phases still to come
+    "building": 1.0,  # a building's worth beyond income: reach, leech, town material
+    "network": 0.7,  # the share of final network points the current networks would take
+    "cult": 0.7,  # the share of final cult points the current cult positions would take
+    "cult_step": 0.15,  # a cult step beyond its rank (ties broken later, thresholds ahead)
+    "cult_bonus": 1.0,  # the scoring tiles' cult rewards still to come
+    "priest_send": 0.0,  # extra liking for sending priests (prefilter)
+    "town": 1.0,  # progress towards the next town
+    "reach": 0.12,  # per cheap free hex in reach
+    "ability": 1.0,  # per-round worth of stronghold abilities
+    "opponent_adjacent": 0.12,  # per own building touching an opponent (leech, cheap TPs)
+    "leech": 2.2,  # scales the worth of power taken from a neighbour's build
+    "round_now": 1.0,  # the current round tile's VP (prefilter emphasis)
+    "round_next": 0.0,  # bonus-tile and saving bias towards next round's tile
+    "power_action": 0.0,  # extra liking for board power actions (prefilter)
+    "cluster": 0.5,  # building next to own buildings (prefilter and hex choice)
+    "spread": 0.0,  # building away from own buildings, into new ground (prefilter)
+    "advance": 0.0,  # extra liking for shipping and digging advances (prefilter)
+    "pass_margin": 0.3,  # an action must beat passing by this much
+}
+
+# Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
+# favour, spades, shipping) happen in the engine and show in the state directly.
+ABILITY_VALUE: dict[str, float] = {
+    "ride": 3.0,
+    "cult_action": 2.2,
+    "double_turn": 2.4,
+    "spade_action": 2.8,
+    "sandstorm": 2.4,
+    "free_tp_action": 3.0,
+    "pass_bridge_vp": 1.5,
+    "spade_power": 0.6,
+    "carpet_range": 0.8,
+    "tunnel_workers": 0.6,
+}
+# A building's worth beyond its income, by kind: a trading house is the way to temples and the
+# stronghold, and counts double for towns and power offers.
+BUILDING_WORTH: dict[str, float] = {"D": 1.0, "TP": 2.5, "TE": 3.0, "SH": 5.0, "SA": 3.5}
+# How much of a favour tile's VP for buildings and passing still to come the bots count on:
+# they build less than a tile's best case.
+SPECULATIVE = 0.6
+NETWORK_SHARE = 0.15  # the network term's weight in round 1; it grows to 1 by the end
+
+
+def rounds_left(s: TerraMysticaState) -> int:
+    """Income phases still to come."""
+    if s.stage == "over":
+        return 0
+    return s.data.rules["rounds"] - max(s.round, 0)
+
+
+def phase(s: TerraMysticaState) -> float:
+    """1.0 with plenty of game left, falling to 0.0 in the last round."""
+    return min(1.0, (rounds_left(s) + 0.3) / 3.0)
+
+
+@dataclass
+class Prices:
+    """VP worth of one unit of each resource now, for one weights dict."""
+
+    coin: float
+    worker: float
+    priest: float
+    power3: float
+    power2: float
+    power1: float
+    token: float
+    final_coin: float
+
+    @staticmethod
+    def of(s: TerraMysticaState, p: Player, w: dict[str, float]) -> Prices:
+        g = phase(s)
+        fin = 1.0 / p.eff.get("coins_per_vp", s.data.rules["coins_per_vp"])
+
+        def mix(base: float, final: float) -> float:
+            return final + (base - final) * g
+
+        return Prices(mix(w["coin"], fin), mix(w["worker"], fin), mix(w["priest"], fin),
+                      mix(w["power3"], fin), mix(w["power2"], fin / 2), mix(w["power1"], 0.0),
+                      w["token"] * rounds_left(s), fin)
+
+    def res(self, r: str) -> float:
+        return {"C": self.coin, "W": self.worker, "P": self.priest, "PW": self.power3,
+                "VP": 1.0}.get(r, 0.0)
+
+    def power_gain(self, p: Player, n: int) -> float:
+        """Worth of gaining n power into p's bowls (bowl I -> II first, then II -> III)."""
+        a = min(n, p.p1)
+        b = min(n - a, p.p2 + a)
+        return a * (self.power2 - self.power1) + b * (self.power3 - self.power2)
+
+
+def income_of(s: TerraMysticaState, p: Player, with_bonus: bool = False) -> dict[str, int]:
+    got = {"C": 0, "W": 0, "P": 0, "PW": 0}
+    for b, rows in p.faction.income.items():
+        n = p.b[b].bit_count()
+        for r, arr in rows.items():
+            got[r] += arr[n]
+    favor = s.data.tiles.favor
+    for t in p.favors:
+        for r, v in favor[t]["income"].items():
+            got[r] += v
+    if with_bonus and p.bonus:
+        for r, v in s.data.tiles.bonus[p.bonus]["income"].items():
+            got[r] += v
+    return got
+
+
+def income_value(inc: dict[str, int], pr: Prices) -> float:
+    # Power income mostly lands in bowls I and II: a token of it is worth less than a charged one
+    return (inc["C"] * pr.coin + inc["W"] * pr.worker + inc["P"] * pr.priest
+            + inc["PW"] * 0.5 * (pr.power2 + pr.power3))
+
+
+def spade_value(s: TerraMysticaState, p: Player, pr: Prices) -> float:
+    """A free spade: the digging it saves, at least a little (a lone spade may be wasted)."""
+    if "priest_spades" in p.eff:
+        return pr.priest + p.eff["priest_spades"] * 0.5
+    return max(0.6, p.faction.spade_workers[p.dig] * pr.worker)
+
+
+def cult_points(pos: list[int], mine: int, vp: list[int]) -> float:
+    """Final cult points `mine` would take on one track with `pos` of every player."""
+    return float(split_places([mine, *pos], vp)[0])
+
+
+@dataclass
+class Context:
+    """What a valuation of seat's states needs that the actor's move cannot change much: the
+    opponents' network sizes and cult positions, computed once per decision."""
+
+    seat: int
+    w: dict[str, float]
+    other_networks: list[int]
+    other_cults: list[list[int]]
+
+    @staticmethod
+    def of(s: TerraMysticaState, seat: int, w: dict[str, float]) -> Context:
+        others = [q for q in s.players if q.seat != seat]
+        return Context(seat, w, [network_size(s, q) for q in others],
+                       [[q.cults[i] for q in others] for i in range(len(s.data.cults))])
+
+
+def track_value(s: TerraMysticaState, others: list[int], pos: int,
+                w: dict[str, float]) -> float:
+    """Worth of standing on `pos` of one track: early, every step counts alike (the ranks will
+    change); late, the final ranking's points."""
+    g = phase(s)
+    rank = cult_points(others, pos, s.data.rules["cult_vp"])
+    return w["cult"] * ((1 - g) * rank + g * 0.6 * pos) + w["cult_step"] * pos
+
+
+def cult_value(s: TerraMysticaState, p: Player, ctx: Context, pr: Prices) -> float:
+    total = 0.0
+    for i, pos in enumerate(p.cults):
+        total += track_value(s, ctx.other_cults[i], pos, ctx.w)
+    return total + ctx.w["cult_bonus"] * cult_bonus_value(s, p, p.cults, pr)
+
+
+def cult_bonus_value(s: TerraMysticaState, p: Player, cults: list[int], pr: Prices) -> float:
+    """The cult rewards of this and the coming rounds' scoring tiles at these positions."""
+    tiles = s.data.tiles.scoring
+    total = 0.0
+    first = max(s.round, 1)
+    for r in range(first, len(s.scoring_tiles)):  # the last round's tile pays no cult reward
+        t = tiles[s.scoring_tiles[r - 1]]
+        if t["cult"] in s.data.cults:
+            k = cults[s.data.cults.index(t["cult"])] // t["per"]
+        else:
+            k = p.cult_priests
+        if not k:
+            continue
+        for res, v in t["reward"].items():
+            worth = spade_value(s, p, pr) * 0.7 if res == "spade" else (
+                0.5 * (pr.power2 + pr.power3) if res == "PW" else pr.res(res))
+            total += k * v * worth
+    return total
+
+
+def town_need(s: TerraMysticaState, p: Player) -> int:
+    need = s.data.rules["town_power"]
+    favor = s.data.tiles.favor
+    for t in p.favors:
+        tp = favor[t]["town_power"]
+        if tp:
+            need = min(need, tp)
+    return need
+
+
+def town_worth(s: TerraMysticaState, p: Player) -> float:
+    worth = 9.0 + p.eff.get("town_vp", 0) + 0.7 * p.eff.get("town_workers", 0)
+    tile = s.scoring_tile()
+    if tile is not None and tile["event"] == "town":
+        worth += tile["vp"] * 0.5
+    return worth
+
+
+def town_progress(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
+    """Worth of the best group outside towns, by how close it is to founding one."""
+    if not any(s.town_supply.values()) or rounds_left(s) == 0 and s.round >= 6 and p.passed:
+        return 0.0
+    rules = s.data.rules
+    values = rules["building_power"]
+    need = town_need(s, p)
+    loose = p.buildings & ~p.town_mask
+    if not loose:
+        return 0.0
+    best = 0.0
+    for g in components(loose, s.adj):
+        power = 0
+        for k, m in p.b.items():
+            power += values[k] * (m & g).bit_count()
+        count = g.bit_count() + (rules["sa_town_buildings"] - 1) * (p.b["SA"] & g).bit_count()
+        missing = max((need - power + 1) // 2, rules["town_buildings"] - count, 0)
+        share = max(0.0, 1.0 - 0.3 * missing) if count >= 2 else 0.0
+        best = max(best, share)
+    return best * 0.55 * town_worth(s, p) * w["town"]
+
+
+def reach_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
+    """Cheap free land in reach: home-terrain hexes count most, far transforms least."""
+    free = s.data.map.land & ~s.occupied
+    direct = s.direct_reach(p, bonus=False) & free
+    jump = s.jump_reach(p) & free & ~direct
+    home = p.faction.home
+    terrain = s.terrain
+    total = 0.0
+    n = 0
+    for h in bits(direct | jump):
+        t = terrain[h]
+        if t == home:
+            total += 1.5
+        else:
+            total += 1.0 / (1 + s.spades_needed(p, t, home))
+        n += 1
+        if n >= 14:
+            break
+    return w["reach"] * total
+
+
+def ability_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
+    """Per-round stronghold abilities, for the rounds still to play after this one."""
+    if not p.b["SH"]:
+        return 0.0
+    later = rounds_left(s)
+    total = 0.0
+    for k in p.faction.stronghold:
+        total += ABILITY_VALUE.get(k, 0.0)
+    return w["ability"] * total * later
+
+
+def opponent_contact(s: TerraMysticaState, p: Player) -> int:
+    others = s.occupied & ~p.buildings
+    adj = s.adj
+    return sum(1 for h in bits(p.buildings) if adj[h] & others)
+
+
+def favor_value(s: TerraMysticaState, p: Player, tile: str, w: dict[str, float],
+                pr: Prices) -> float:
+    """Worth of taking a favour tile now: its cult steps and what it does in the rounds left."""
+    t = s.data.tiles.favor[tile]
+    later = rounds_left(s)
+    v = cult_step_value(s, p, s.data.cults.index(t["cult"]), t["steps"], w, pr)
+    for r, n in t["income"].items():
+        v += later * w["income"] * n * (0.5 * (pr.power2 + pr.power3) if r == "PW"
+                                        else pr.res(r))
+    now = later + (0 if p.passed else 1)  # this round still counts for build and pass VP
+    for b, n in t["build_vp"].items():
+        left = s.data.rules["buildings"][b] - p.b[b].bit_count()
+        per_round = 0.8 if b == "D" else 0.5
+        v += SPECULATIVE * n * min(left, per_round * now)
+    table = t["pass_tp_vp"]
+    if len(table) > 1:
+        v += SPECULATIVE * now * table[min(p.b["TP"].bit_count() + 1, len(table) - 1)]
+    if t["town_power"]:
+        v += 0.25 * town_worth(s, p) * w["town"] * (1.0 if later >= 2 else 0.4)
+    if t["action"]:
+        v += now * 0.8 * cult_step_value(s, p, best_track(s, p, w, pr), 1, w, pr)
+    return v
+
+
+def cult_step_value(s: TerraMysticaState, p: Player, track: int, steps: int,
+                    w: dict[str, float], pr: Prices) -> float:
+    """Worth of `steps` on one track: its final rank, its power thresholds, its rewards."""
+    pos = p.cults[track]
+    top = 10
+    target = min(pos + steps, top)
+    if target == top:
+        at_top = sum(1 for c in p.cults if c >= top)
+        if s.cult_top[track] not in (-1, p.seat) or p.keys <= at_top:
+            target = top - 1
+    if target <= pos:
+        return 0.0
+    others = [q.cults[track] for q in s.players if q is not p]
+    v = track_value(s, others, target, w) - track_value(s, others, pos, w)
+    gain = 0
+    for th, pw in s.data.cult_power.items():
+        if pos < th <= target:
+            gain += pw
+    v += pr.power_gain(p, gain)
+    moved = p.cults[:]
+    moved[track] = target
+    v += w["cult_bonus"] * (cult_bonus_value(s, p, moved, pr)
+                            - cult_bonus_value(s, p, p.cults, pr))
+    return v
+
+
+def best_track(s: TerraMysticaState, p: Player, w: dict[str, float], pr: Prices,
+               steps: int = 1) -> int:
+    return max(range(len(s.data.cults)),
+               key=lambda i: (cult_step_value(s, p, i, steps, w, pr), -i))
+
+
+def town_tile_value(s: TerraMysticaState, p: Player, tile: str, w: dict[str, float],
+                    pr: Prices) -> float:
+    t = s.data.tiles.town[tile]
+    v = t["vp"] + t["C"] * pr.coin + t["W"] * pr.worker + t["P"] * pr.priest
+    v += pr.power_gain(p, t["PW"])
+    if t["cult"]:
+        v += sum(cult_step_value(s, p, i, t["cult"], w, pr) for i in range(len(p.cults)))
+    # a key matters only to a track that can reach 10
+    v += (t["keys"] - 1) * 1.0 + 0.5 * max(0, max(p.cults) - 6)
+    if t["ship"] and rounds_left(s) >= 2:
+        v += 2.0
+    return v
+
+
+def bonus_tile_value(s: TerraMysticaState, p: Player, tile: str, coins_on: int,
+                     w: dict[str, float], pr: Prices, r: int) -> float:
+    """Worth of holding a bonus tile during round r (its income comes before it)."""
+    b = s.data.tiles.bonus[tile]
+    v = coins_on * pr.coin
+    for res, n in b["income"].items():
+        v += n * (0.5 * (pr.power2 + pr.power3) if res == "PW" else pr.res(res))
+    if b["action"] == "spade":
+        v += spade_value(s, p, pr) + 0.5
+        tile_r = round_tile(s, r)
+        if tile_r is not None and tile_r["event"] == "spade":
+            v += tile_r["vp"]
+    elif b["action"] == "cult":
+        v += 0.8 * cult_step_value(s, p, best_track(s, p, w, pr), 1, w, pr)
+    if b["ship"] and p.faction.ship_max and p.ship < 4:
+        v += 1.2
+    for what, n in b["pass_vp"].items():
+        if what == "ship":
+            v += n * p.ship
+        else:
+            built = p.b[what].bit_count()
+            if what == "D":
+                built = max(built, min(8, built + 1))
+            v += n * built
+    return v
+
+
+def round_tile(s: TerraMysticaState, r: int) -> dict | None:
+    if 1 <= r <= len(s.scoring_tiles):
+        return s.data.tiles.scoring[s.scoring_tiles[r - 1]]
+    return None
+
+
+def pending_value(s: TerraMysticaState, p: Player, w: dict[str, float], pr: Prices) -> float:
+    """Follow-ups owed to p that a look-ahead stopped short of: favour and town tiles, cult
+    steps, free spades and the specials' one-shot moves, a bridge, the double turn's actions."""
+    v = 0.0
+    seat = p.seat
+    for e in s.pending:
+        if e[1] != seat:
+            continue
+        kind = e[0]
+        if kind == "favor":
+            choices = [t for t, n in s.favor_supply.items() if n > 0 and t not in p.favors]
+            if choices:
+                vals = sorted((favor_value(s, p, t, w, pr) for t in choices), reverse=True)
+                v += sum(vals[: e[2]])
+        elif kind == "town":
+            v += max((town_tile_value(s, p, t, w, pr) for t, n in s.town_supply.items()
+                      if n > 0), default=0.0)
+        elif kind == "cult":
+            v += cult_step_value(s, p, best_track(s, p, w, pr, e[2]), e[2], w, pr)
+        elif kind == "spades":
+            spec = e[3]
+            if spec.get("ride"):
+                v += 2.0 + w["building"] + 2 * pr.coin + pr.worker
+            elif spec.get("sandstorm"):
+                v += spade_value(s, p, pr) * 1.5 + 1.0
+            elif spec.get("free_tp"):
+                v += 3.0 + 3 * pr.coin + 2 * pr.worker
+            else:
+                v += e[2] * spade_value(s, p, pr) * (0.7 if spec.get("cult") else 1.0)
+        elif kind == "bridge":
+            v += 1.5
+    if s.pending and s.pending[0][1] == seat and s.spade:
+        v += s.spade.get("free", 0) * spade_value(s, p, pr) * 0.5
+    if s.stage == "play" and not s.pending and s.order[s.turn] == seat and s.actions_left > 1:
+        v += 2.5 * (s.actions_left - 1)
+    return v
+
+
+def resource_value(p: Player, pr: Prices) -> float:
+    return (p.coins * pr.coin + p.workers * pr.worker + p.priests * pr.priest
+            + p.p3 * pr.power3 + p.p2 * pr.power2 + p.p1 * pr.power1
+            + (p.p1 + p.p2 + p.p3) * pr.token)
+
+
+def building_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
+    """Buildings beyond their income: town material, leech and growth; it fades by the end."""
+    n = 0.0
+    for k, m in p.b.items():
+        n += BUILDING_WORTH[k] * m.bit_count()
+    return w["building"] * n * phase(s)
+
+
+def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
+    """seat's position in VP equivalents (higher is better)."""
+    p = s.players[seat]
+    w = ctx.w
+    if s.stage == "over":
+        return float(p.total_vp)
+    pr = Prices.of(s, p, w)
+    later = rounds_left(s)
+    v = float(p.total_vp) + resource_value(p, pr)
+    v += later * w["income"] * income_value(income_of(s, p), pr)
+    v += building_value(s, p, w)
+    g = phase(s)
+    share = NETWORK_SHARE + (1 - NETWORK_SHARE) * (1 - g)
+    size = network_size(s, p)
+    pts = split_places([size, *ctx.other_networks], s.data.rules["network_vp"])[0]
+    v += w["network"] * share * (pts + 0.6 * size * g)
+    v += cult_value(s, p, ctx, pr)
+    v += town_progress(s, p, w)
+    v += reach_value(s, p, w) * g
+    v += ability_value(s, p, w)
+    v += w["opponent_adjacent"] * opponent_contact(s, p) * g
+    if p.dig:
+        v += p.dig * 0.8 * later * pr.worker
+    v += pending_value(s, p, w, pr)
+    return v
