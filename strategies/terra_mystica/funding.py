@@ -6,6 +6,8 @@ needs) rather than scored one at a time: a bot would otherwise weigh dozens of c
 that are worth nothing on their own.
 """
 
+# terra-sim: compile
+
 from __future__ import annotations
 
 from typing import NamedTuple

@@ -70,6 +70,9 @@ class GreedyStrategy(Strategy):
         # The rest of a turn already decided: conversions still to issue, then their action.
         self.queued: list[Action] = []
         self.queued_for: tuple = ()
+        # The state the queue belongs to, held (not its id(): a search's clones come and go, and
+        # a new one may reuse a dead one's id, which made games depend on the allocator).
+        self.queued_state: Any = None
 
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
@@ -77,7 +80,8 @@ class GreedyStrategy(Strategy):
             return legal[0]
         seat = state.current_player()
         p = state.players[seat]
-        if self.queued and self.queued_for == self.turn_key(state, seat):
+        if (self.queued and state is self.queued_state
+                and self.queued_for == self.turn_key(state, seat)):
             a = self.queued.pop(0)
             if a in legal:
                 return a
@@ -94,12 +98,12 @@ class GreedyStrategy(Strategy):
 
     @staticmethod
     def turn_key(state: TerraMysticaState, seat: int) -> tuple:
-        return (id(state), state.round, seat, state.turn, state.actions_left,
-                len(state.pending))
+        return (state.round, seat, state.turn, state.actions_left, len(state.pending))
 
     def start(self, state: TerraMysticaState, seat: int, seq: list[Action]) -> Action:
         """Play seq's first action now and the rest on the next calls of this decision."""
         self.queued = seq[1:]
+        self.queued_state = state
         self.queued_for = self.turn_key(state, seat)
         return seq[0]
 

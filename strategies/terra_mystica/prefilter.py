@@ -3,6 +3,8 @@ few best (and the best of each family) get the look-ahead. A plan's liking for a
 in as the `bias` callable.
 """
 
+# terra-sim: compile
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -6,6 +6,8 @@ DEFAULT_WEIGHTS) scales each term, which is how the plans differ. Resources lose
 game ends: after the last income they are worth only what final scoring pays for them.
 """
 
+# terra-sim: compile
+
 from __future__ import annotations
 
 from dataclasses import dataclass

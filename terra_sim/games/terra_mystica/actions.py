@@ -22,6 +22,8 @@ Text forms (hexes by board name, e.g. "E5"; river hexes r0..r35; bridges by both
                           imported with option log_fixes=yes, never offered to a bot
 """
 
+# terra-sim: compile
+
 from typing import NamedTuple
 
 from terra_sim.core.errors import IllegalAction

@@ -1,5 +1,7 @@
 """Legal Terra Mystica actions, composed from the state's tables and bitmasks."""
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.core.hexmap import bits

@@ -1,5 +1,7 @@
 """A Terra Mystica player: resources, bowls, buildings as hex bitmasks, cult positions."""
 
+# terra-sim: compile
+
 from typing import Any
 
 from terra_sim.core.power import gain_power

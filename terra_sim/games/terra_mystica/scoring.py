@@ -1,5 +1,7 @@
 """Final scoring: the largest network, the cult tracks and leftover resources."""
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.core.hexmap import components

@@ -7,6 +7,8 @@ one action (two after the Chaos Magicians' double turn), their follow-ups, then 
 power offers the turn's builds make are answered after it, in turn order from the builder.
 """
 
+# terra-sim: compile
+
 from typing import Any
 
 from terra_sim.core.hexmap import bits, components
