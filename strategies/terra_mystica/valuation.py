@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from terra_sim.core.hexmap import bits, components
 from terra_sim.games.terra_mystica.player import Player
-from terra_sim.games.terra_mystica.scoring import network_size, split_places
+from terra_sim.games.terra_mystica.scoring import network_size, place_points
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -148,7 +148,7 @@ def spade_value(s: TerraMysticaState, p: Player, pr: Prices) -> float:
 
 def cult_points(pos: list[int], mine: int, vp: list[int]) -> float:
     """Final cult points `mine` would take on one track with `pos` of every player."""
-    return float(split_places([mine, *pos], vp)[0])
+    return float(place_points(mine, pos, vp))
 
 
 @dataclass
@@ -451,7 +451,7 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     g = phase(s)
     share = NETWORK_SHARE + (1 - NETWORK_SHARE) * (1 - g)
     size = network_size(s, p)
-    pts = split_places([size, *ctx.other_networks], s.data.rules["network_vp"])[0]
+    pts = place_points(size, ctx.other_networks, s.data.rules["network_vp"])
     v += w["network"] * share * (pts + 0.6 * size * g)
     v += cult_value(s, p, ctx, pr)
     v += town_progress(s, p, w)

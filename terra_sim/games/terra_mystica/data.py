@@ -106,6 +106,8 @@ class TerraMysticaData:
     overrides: dict[str, Any] = field(default_factory=dict)
     # within[k][h]: land hexes at most k steps from h over any hexes (tunnels, carpet flights)
     within: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    # spades[faction][src][dst]: spades to turn terrain src into dst (asked on every move scan)
+    spades: dict[str, tuple[tuple[int, ...], ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         m = self.map
@@ -123,6 +125,27 @@ class TerraMysticaData:
                 row.append(seen & m.land & ~(1 << h))
             table.append(tuple(row))
         object.__setattr__(self, "within", tuple(table))
+        k = len(self.wheel)
+        object.__setattr__(self, "spades", {
+            slug: tuple(tuple(self._spades(f, a, b) for b in range(k)) for a in range(k))
+            for slug, f in self.factions.items()})
+
+    def _spades(self, f: Faction, src: int, dst: int) -> int:
+        if src == dst:
+            return 0
+        # Giants pay the same for every transform, to home or not (the server's transform_cost),
+        # so a lone cult-bonus spade is forfeit, as the rulebook says.
+        if "fixed_spades" in f.ability:
+            return f.ability["fixed_spades"]
+        d = self.wheel_distance(src, dst)
+        k = len(self.wheel)
+        # The short way round may not pass through home terrain: then the long way is paid.
+        home = f.home
+        if dst != home and home != src:
+            step = 1 if (dst - src) % k == d else -1
+            if any((src + step * i) % k == home for i in range(1, d)):
+                return k - d
+        return d
 
     def wheel_distance(self, a: int, b: int) -> int:
         k = len(self.wheel)

@@ -27,6 +27,19 @@ def split_places(values: list[int], points: list[int]) -> list[int]:
     return out
 
 
+def place_points(value: int, others: list[int], points: list[int]) -> int:
+    """split_places for one player: the points `value` takes against `others`."""
+    if value <= 0:
+        return 0
+    above = tied = 0
+    for v in others:
+        if v > value:
+            above += 1
+        elif v == value:
+            tied += 1
+    return sum(points[above:above + tied + 1]) // (tied + 1)
+
+
 def network_size(s: "TerraMysticaState", p: Player) -> int:
     """Buildings in p's largest group: adjacent (bridges count) or within permanent shipping
     range (the shipping bonus tile does not count), or tunnel / carpet range."""

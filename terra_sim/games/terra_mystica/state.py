@@ -233,22 +233,7 @@ class TerraMysticaState:
         return 0, p.eff.get("carpet_priests", 0)
 
     def spades_needed(self, p: Player, src: int, dst: int) -> int:
-        if src == dst:
-            return 0
-        home = p.faction.home
-        # Giants pay the same for every transform, to home or not (the server's transform_cost),
-        # so a lone cult-bonus spade is forfeit, as the rulebook says.
-        if "fixed_spades" in p.eff:
-            return p.eff["fixed_spades"]
-        d = self.data.wheel_distance(src, dst)
-        k = len(self.data.wheel)
-        # The short way round may not pass through home terrain: then the long way is paid.
-        if dst != home and home != src:
-            fwd = (dst - src) % k
-            step = 1 if fwd == d else -1
-            if any((src + step * i) % k == home for i in range(1, d)):
-                return k - d
-        return d
+        return self.data.spades[p.faction.slug][src][dst]
 
     def dig_cost(self, p: Player, spades: int) -> tuple[int, int]:
         """(workers, priests) to dig `spades` spades."""
