@@ -310,12 +310,7 @@ def cult_step_value(s: TerraMysticaState, p: Player, track: int, steps: int,
                     w: dict[str, float], pr: Prices) -> float:
     """Worth of `steps` on one track: its final rank, its power thresholds, its rewards."""
     pos = p.cults[track]
-    top = 10
-    target = min(pos + steps, top)
-    if target == top:
-        at_top = sum(1 for c in p.cults if c >= top)
-        if s.cult_top[track] not in (-1, p.seat) or p.keys <= at_top:
-            target = top - 1
+    target = s.cult_target(p, track, steps)
     if target <= pos:
         return 0.0
     others = [q.cults[track] for q in s.players if q is not p]

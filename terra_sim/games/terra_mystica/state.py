@@ -718,14 +718,20 @@ class TerraMysticaState:
             p.add_vp("round", tile_now["vp"])
 
     # ----- cults and favours --------------------------------------------------------------------
-    def advance_cult(self, p: Player, track: int, steps: int) -> int:
-        pos = p.cults[track]
+    def cult_target(self, p: Player, track: int, steps: int) -> int:
+        """Where `steps` on a track would take p: space 10 needs a key and a free space."""
         top = 10
-        target = min(pos + steps, top)
+        target = min(p.cults[track] + steps, top)
         if target == top:
             at_top = sum(1 for c in p.cults if c >= top)
             if self.cult_top[track] not in (-1, p.seat) or p.keys <= at_top:
                 target = top - 1
+        return target
+
+    def advance_cult(self, p: Player, track: int, steps: int) -> int:
+        pos = p.cults[track]
+        top = 10
+        target = self.cult_target(p, track, steps)
         if target <= pos:
             return 0
         for th, pw in self.data.cult_power.items():
