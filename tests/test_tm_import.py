@@ -83,3 +83,11 @@ def test_import_refuses_a_game_without_a_log_format(tmp_path):
                                       "--out", str(tmp_path / "x")])
     assert result.exit_code == 2
     assert "terra-nova has no log format to import" in result.output
+
+
+def test_an_empty_out_is_refused_in_one_line(tmp_path):
+    for args in (["import", str(LOGS[0]), "--out", ""],
+                 ["export", str(tmp_path), "0", "--out", ""]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, result.output
+        assert "--out is empty" in result.output and "Traceback" not in result.output
