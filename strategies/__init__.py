@@ -4,7 +4,14 @@ strategies/<game>/, named by the game's line in the game registry."""
 
 from strategies.base import Strategy
 from strategies.loader import load_class
-from strategies.registry import default_strategies, make_strategy, resolve, roster, variant_spec
+from strategies.registry import (
+    default_strategies,
+    is_shipped,
+    make_strategy,
+    resolve,
+    roster,
+    variant_spec,
+)
 
-__all__ = ["Strategy", "default_strategies", "load_class", "make_strategy", "resolve", "roster",
-           "variant_spec"]
+__all__ = ["Strategy", "default_strategies", "is_shipped", "load_class", "make_strategy",
+           "resolve", "roster", "variant_spec"]

@@ -49,13 +49,34 @@ def resolve(spec: str, game: str) -> type[Strategy]:
 
 
 def _construct(cls: type[Strategy], rng: random.Random, params: dict[str, Any],
-               label: str) -> Strategy:
+               label: str, game: str) -> Strategy:
     if not isinstance(params, dict):
         raise UserError(f"strategy {label}: parameters must be a table, got {params!r}")
     try:
         return cls(rng, **params)
-    except (ValueError, TypeError) as e:
-        raise UserError(f"strategy {label}: {e}") from None
+    except Exception as e:
+        if not _shipped(cls, game):
+            # A user's bot (path/to/file.py:Class) may fail in any way its author wrote.
+            raise UserError(_failed_to_start(cls, label, e)) from None
+        if isinstance(e, ValueError | TypeError):  # a shipped bot refusing its parameters
+            raise UserError(f"strategy {label}: {e}") from None
+        raise  # any other failure of a shipped bot is a bug: its traceback is wanted
+
+
+def _shipped(cls: type[Strategy], game: str) -> bool:
+    return cls in roster(game).values()
+
+
+def is_shipped(bot: Strategy, game: str) -> bool:
+    """Whether `bot` is one of the game's own bots (exactly: a user's subclass is not): the
+    play loop trusts these not to change the state (a test checks it) and guards the rest."""
+    return _shipped(type(bot), game)
+
+
+def _failed_to_start(cls: type[Strategy], label: str, e: Exception) -> str:
+    lines = str(e).strip().splitlines()
+    what = f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
+    return f"strategy {label} ({cls.__name__}) failed to start: __init__ raised {what}"
 
 
 def variant_spec(name: str, table: dict[str, Any], game: str) -> tuple[str, dict[str, Any]]:
@@ -74,7 +95,7 @@ def variant_spec(name: str, table: dict[str, Any], game: str) -> tuple[str, dict
         raise UserError(f"strategy variant {name!r} cannot be its own base")
     params = {k: v for k, v in table.items() if k != "base"}
     cls = resolve(base, game)  # UserError for an unknown base
-    _construct(cls, random.Random(0), params, f"variant {name!r} (base {base!r})")
+    _construct(cls, random.Random(0), params, f"variant {name!r} (base {base!r})", game)
     return base, params
 
 
@@ -95,7 +116,7 @@ def make_strategy(spec: Any, rng: random.Random, game: str) -> Strategy:
             else:
                 raise UserError(f"strategy spec {spec!r}: expected (base, params) or "
                                 "(base, params, name)")
-        bot = _construct(resolve(spec, game), rng, params or {}, repr(label or spec))
+        bot = _construct(resolve(spec, game), rng, params or {}, repr(label or spec), game)
         if label is not None:
             bot.name = label  # an instance attribute: the class keeps its registry name
     if getattr(bot, "game", None) != game:

@@ -5,6 +5,8 @@ A config file looks like configs/*.toml: top-level keys of RunConfig, plus the t
 with a `base` strategy and its parameters) and [overrides] (what-if game data).
 """
 
+import logging
+import math
 import os
 import random
 import tomllib
@@ -13,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from terra_sim.core.errors import UserError
-from terra_sim.games import DEFAULT_GAME
+from terra_sim.games import DEFAULT_GAME, get_game
+
+log = logging.getLogger(__name__)
 
 DESIGNS = ("balanced", "random")
 # Keys that change what a run's games are; the others only change how it is executed.
@@ -103,18 +107,38 @@ def from_dict(data: dict[str, Any], base: RunConfig | None = None) -> RunConfig:
             cfg.players = _players(value)
         elif key in ("factions", "strategies"):
             setattr(cfg, key, _str_list(value, key))
-        elif key in ("options", "overrides"):
-            setattr(cfg, key, _expect(value, dict, key, "a table"))
+        elif key == "options":
+            cfg.options = _expect(value, dict, key, "a table")
+        elif key == "overrides":
+            cfg.overrides = _overrides(value)
         elif key in ("games", "seed", "workers", "chunk_size"):
             setattr(cfg, key, _expect(value, int, key, "an integer"))
         elif key in ("actions", "report", "per_seat"):
             setattr(cfg, key, _expect(value, bool, key, "true or false"))
         elif key == "decision_timeout":
             cfg.decision_timeout = float(_expect(value, (int, float), key, "a number of seconds"))
+            if not 0 < cfg.decision_timeout < float("inf"):  # 0 would forfeit every game
+                raise UserError(f"decision_timeout must be a positive number of seconds, "
+                                f"got {value!r}")
         else:
             value = str(value) if key == "out" and isinstance(value, Path) else value
             setattr(cfg, key, _expect(value, str, key, "a string"))
+            if key == "out" and not value.strip():
+                # An empty folder name would otherwise mean "the default folder" without a word.
+                raise UserError("--out (out in a config) is empty: name the run folder, or omit "
+                                "it for the default runs/<game>-<timestamp>")
     return cfg
+
+
+def _overrides(value: Any) -> dict[str, Any]:
+    # Every game reads [overrides] as data file -> fields; a bare value there would reach the
+    # game's loader as a table and fail inside it.
+    _expect(value, dict, "overrides", "a table")
+    for stem, fields_ in value.items():
+        if not isinstance(fields_, dict):
+            raise UserError(f"config: overrides.{stem} must be a table of the {stem} data "
+                            f"fields to change, like [overrides.{stem}.<table>], got {fields_!r}")
+    return value
 
 
 def _strategies_table(cfg: RunConfig, table: dict[str, Any]) -> None:
@@ -139,26 +163,39 @@ def load(path: str | Path | None) -> RunConfig:
     if not path.is_file():
         raise UserError(f"config file not found: {path}")
     try:
-        data = tomllib.loads(path.read_text())
+        raw = path.read_bytes()
+    except OSError as e:
+        raise UserError(f"config {path}: cannot read it ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")  # TOML files are UTF-8 by definition
+    except UnicodeDecodeError as e:
+        raise UserError(f"config {path}: not UTF-8 text (byte {raw[e.start]:#04x} at offset "
+                        f"{e.start}); save it as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"config {path}: not valid TOML: {e}") from None
     return from_dict(data)
 
 
+def check_seed(seed: int) -> None:
+    """Seeds derive the games' random streams, which take no negative numbers."""
+    if seed < 0:
+        raise UserError(f"seed must be 0 or more, got {seed}")
+
+
 def validate(cfg: RunConfig) -> RunConfig:
     """Check every name against the game and the strategy registry; fill in the defaults."""
     import strategies
-    from terra_sim.games import get_game
 
-    g = get_game(cfg.game, cfg.overrides or None)
+    g = _game(cfg)
     if cfg.design not in DESIGNS:
         raise UserError(f"unknown design {cfg.design!r} (valid: {', '.join(DESIGNS)})")
     if cfg.games < 1:
         raise UserError(f"games must be at least 1, got {cfg.games}")
     if cfg.workers < 0 or cfg.chunk_size < 0:
         raise UserError("workers and chunk_size must be 0 (automatic) or more")
-    if cfg.seed < 0:
-        raise UserError(f"seed must be 0 or more, got {cfg.seed}")
+    check_seed(cfg.seed)
     bad = [n for n in cfg.players if n not in g.player_counts]
     if bad or not cfg.players:
         raise UserError(f"{g.slug} plays with {', '.join(map(str, g.player_counts))} players, "
@@ -166,11 +203,20 @@ def validate(cfg: RunConfig) -> RunConfig:
     all_factions = g.faction_slugs()
     if cfg.factions is None:
         cfg.factions = list(all_factions)
+    if not cfg.factions:
+        raise UserError(f"the faction pool is empty; name at least {max(cfg.players)} "
+                        f"factions, or leave factions out to use all of {g.slug}'s")
     unknown = [f for f in cfg.factions if f not in all_factions]
     if unknown:
         raise UserError(f"unknown faction {unknown[0]!r} (valid: {', '.join(all_factions)})")
     if len(set(cfg.factions)) != len(cfg.factions):
         raise UserError("the faction pool names a faction twice")
+    if len(cfg.factions) < max(cfg.players):
+        # Checked before the design, which would only say that no seating avoids two factions
+        # of one colour.
+        raise UserError(f"the faction pool ({', '.join(cfg.factions)}) has "
+                        f"{len(cfg.factions)} factions, too few for {max(cfg.players)} players; "
+                        f"name at least {max(cfg.players)}")
     allowed = g.option_names()
     for key, value in cfg.options.items():
         if key not in allowed:
@@ -193,7 +239,35 @@ def validate(cfg: RunConfig) -> RunConfig:
     for name in cfg.strategies:
         # Built once here so a bad name or parameter is a user mistake, not 1,000 failed games.
         strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), g.slug)
+    _cap_workers(cfg)
     return cfg
+
+
+def _game(cfg: RunConfig) -> Any:
+    try:
+        return get_game(cfg.game, cfg.overrides or None)
+    except UserError:
+        raise
+    except Exception as e:
+        if not cfg.overrides:
+            raise
+        # A value where the game's data has a table (or the reverse) fails inside its loader;
+        # the overrides are the user's, so say so rather than show the loader's traceback.
+        raise UserError(f"config: [overrides] do not fit {cfg.game}'s data "
+                        f"({type(e).__name__}: {e}); an override must keep each table a table"
+                        ) from None
+
+
+def _cap_workers(cfg: RunConfig) -> None:
+    # Each worker is a forked process; more workers than chunks of games only sit idle or,
+    # with automatic chunks, split the run into one-game chunks, each a process.
+    chunks = math.ceil(cfg.games / cfg.chunk_size) if cfg.chunk_size else cfg.games
+    if cfg.workers > chunks:
+        what = (f"{chunks} chunk{'s' * (chunks > 1)} of games" if cfg.chunk_size
+                else f"{chunks} game{'s' * (chunks > 1)}")
+        log.warning("warning: %d workers asked for, %d used: the run has only %s",
+                    cfg.workers, chunks, what)
+        cfg.workers = chunks
 
 
 def strategy_spec(cfg: RunConfig | dict[str, Any], name: str) -> Any:

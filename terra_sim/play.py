@@ -34,7 +34,7 @@ def play_game(
     Each seat's bot gets its own random stream derived from `seed`. Raises StrategyError when a
     strategy raises, times out or returns an illegal action; the caller records the forfeit.
     """
-    from strategies import make_strategy  # strategies/ sits above terra_sim: imported late
+    from strategies import is_shipped, make_strategy  # strategies/ sits above: imported late
 
     g = _game(game, overrides)
     state, setup = new_game(g, factions, seed, players, overrides, options)
@@ -45,8 +45,10 @@ def play_game(
         raise UserError(f"{len(specs)} strategies for {n} players")
     bots = [make_strategy(spec, stream(seed, "strategy", seat), game=g.slug)
             for seat, spec in enumerate(specs)]
+    # Our own bots are trusted with the real state (tests/test_robust_bots.py checks them), so
+    # the state guard's cost falls on user bots only.
     return play(g, state, setup, bots, decision_timeout=decision_timeout,
-                log_actions=log_actions)
+                log_actions=log_actions, guarded=[not is_shipped(b, g.slug) for b in bots])
 
 
 def replay_game(record_or_setup: GameRecord | dict, actions: list[str] | None = None) -> GameRecord:

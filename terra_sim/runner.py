@@ -4,15 +4,26 @@ streamed to Parquet part files, resumable after an interruption.
 Reproducible by construction: game i's seed, player count, factions, seats and strategies
 depend only on the run's content config and i (see Plan), never on which worker plays it, the
 chunk size or the order chunks finish in.
+
+Nothing breaks a run: a worker that dies is replaced and its chunk played again (a chunk that
+kills its worker twice is played game by game in fresh workers, and the game that kills one is
+logged as an error); SIGTERM stops a run as Ctrl-C does; a run holds a lock on its folder; a
+damaged part file is set aside and its games played again; and a run is not resumed over other
+game data, another engine version or changed bot code unless forced.
 """
 
 import functools
+import hashlib
+import inspect
 import json
 import math
-import pickle
+import signal
+import sys
+import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,8 +36,14 @@ from terra_sim.config import CONTENT_KEYS, RunConfig, from_dict, load, strategy_
 from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed, stream
 from terra_sim.games import get_game
+from terra_sim.workers import WorkerPool
 
-MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little; few for ETA
+MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little
+# Automatic chunks grow from one game toward this many seconds of play: the first results
+# (and the ETA) come within a second, and a kill loses at most a few seconds of work.
+CHUNK_TARGET_S = 2.0
+# A chunk whose worker dies is played again once; after a second death, game by game.
+CHUNK_ATTEMPTS = 2
 # Setup keys that have columns or manifest fields of their own; the rest is the games' `setup`.
 RECORDED_APART = ("game", "seed", "factions", "overrides")
 # How a resumed run may differ from the original: only in how it is executed.
@@ -253,21 +270,8 @@ def play_chunk(content_json: str, ids: list[int]) -> tuple[list[int], dict, dict
     return ids, cols, stats
 
 
-def _ignore_sigint() -> None:
-    import signal
-
-    # Ctrl-C goes to the whole process group: the parent alone decides how to stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _play_chunk_args(args: tuple[str, list[int]]) -> tuple[list[int], dict, dict[str, Any]]:
-    return play_chunk(*args)
-
-
-def _play_chunk_pickled(args: tuple[str, list[int]]) -> bytes:
-    # The pool sends results with dill's pure-Python pickler, slow on a chunk's hundred
-    # thousand action rows; the C pickler in the worker makes that a single bytes object.
-    return pickle.dumps(play_chunk(*args), protocol=pickle.HIGHEST_PROTOCOL)
+def _play_task(payload: tuple[str, list[int]]) -> tuple[list[int], dict, dict[str, Any]]:
+    return play_chunk(*payload)
 
 
 # ---------------------------------------------------------------- parent side
@@ -283,6 +287,7 @@ class RunStats:
     cpu_s: float = 0.0  # CPU time of play: below play_s when other programs take the cores
     wall_s: float = 0.0
     workers: int = 1
+    notes: list[str] = field(default_factory=list)  # what went wrong and what the run did
 
     def add(self, s: dict[str, Any]) -> None:
         for k in ("games", "failed", "decisions", "play_s", "cpu_s"):
@@ -361,6 +366,55 @@ def _resolve(config_or_path: Any, resume: str | Path | None,
     return cfg, out
 
 
+def _source_file(module: Any) -> Path | None:
+    path = getattr(module, "__file__", None)
+    if not path:
+        return None
+    path = Path(path)
+    if path.suffix != ".py":  # a compiled build: its source sits beside it
+        path = path.with_name(path.name.split(".")[0] + ".py")
+    return path if path.is_file() else None
+
+
+def _code_modules(cls: type) -> list[Any]:
+    """The modules a strategy's code lives in: those of its class and base classes, and the
+    modules of its own package (or file) that they use, followed to the end."""
+    seen: dict[str, Any] = {}
+    todo = [k.__module__ for k in cls.__mro__ if k.__module__ != "builtins"]
+    tops = {name.split(".")[0] for name in todo}
+    while todo:
+        name = todo.pop()
+        module = sys.modules.get(name)
+        if name in seen or module is None:
+            continue
+        seen[name] = module
+        for value in vars(module).values():
+            used = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__",
+                                                                          None)
+            if isinstance(used, str) and used.split(".")[0] in tops and used not in seen:
+                todo.append(used)
+    return [seen[k] for k in sorted(seen)]
+
+
+def strategy_code(cfg: RunConfig) -> dict[str, str]:
+    """A hash of each strategy's source code, by strategy name: a resumed run compares them,
+    so that games of two versions of a bot do not mix in one run unnoticed."""
+    import random
+
+    import strategies
+
+    out = {}
+    for name in cfg.strategies or ():
+        bot = strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), cfg.game)
+        digest = hashlib.sha256()
+        for module in _code_modules(type(bot)):
+            source = _source_file(module)
+            digest.update(module.__name__.encode() + b"\0")
+            digest.update(source.read_bytes() if source else b"?")
+        out[name] = digest.hexdigest()[:16]
+    return out
+
+
 def _manifest(cfg: RunConfig, run_dir: Path, old: dict[str, Any] | None) -> dict[str, Any]:
     from terra_sim import __version__
 
@@ -372,12 +426,30 @@ def _manifest(cfg: RunConfig, run_dir: Path, old: dict[str, Any] | None) -> dict
         "approximate_data": list(g.approximate),
         "player_counts": cfg.players, "factions": cfg.factions, "strategies": cfg.strategies,
         "strategy_specs": {s: strategy_spec(cfg, s) for s in cfg.strategies or ()},
+        "strategy_code": strategy_code(cfg),
         "categories": list(g.categories), "design": cfg.design, "options": cfg.options,
         "planned_games": cfg.games, "finished_games": 0, "failed_games": 0,
         "started_at": old["started_at"] if old else _now(), "finished_at": None,
         "wall_s": old["wall_s"] if old else 0.0,
+        "forced_resumes": old.get("forced_resumes", []) if old else [],
         "run_dir": str(run_dir), "config": cfg.to_dict(),
     }
+
+
+def _code_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs between the run on disk and this code: data, engine, bots."""
+    out = []
+    if old.get("data_hash") != new["data_hash"]:
+        out.append(f"the game data changed (data_hash {old.get('data_hash')} -> "
+                   f"{new['data_hash']})")
+    if old.get("engine_version") != new["engine_version"]:
+        out.append(f"the engine version changed ({old.get('engine_version')} -> "
+                   f"{new['engine_version']})")
+    was = old.get("strategy_code") or {}
+    changed = [k for k, v in new["strategy_code"].items() if k in was and was[k] != v]
+    if changed:
+        out.append(f"the code of strategy {', '.join(changed)} changed")
+    return out
 
 
 def _open_run_dir(cfg: RunConfig, run_dir: Path) -> dict[str, Any] | None:
@@ -389,29 +461,131 @@ def _open_run_dir(cfg: RunConfig, run_dir: Path) -> dict[str, Any] | None:
         if diff:
             raise UserError(f"{run_dir} already holds a different run (differs in "
                             f"{', '.join(diff)}); choose another --out or --resume {run_dir}")
-    elif run_dir.exists() and any(run_dir.iterdir()):
+    elif any(p.name != storage.LOCK_FILE for p in run_dir.iterdir()):
         raise UserError(f"{run_dir} is not empty and holds no run; choose another --out")
     return old
 
 
-def _chunks(todo: list[int], size: int, workers: int) -> Iterator[list[int]]:
-    """Fixed `size`, or (size 0) guided chunks: each a share of what is left, so early chunks
-    are big (few part files) and the last ones small (no worker idles long at the end)."""
-    k = 0
-    while k < len(todo):
-        n = size or max(1, min(MAX_CHUNK, math.ceil((len(todo) - k) / (3 * workers))))
-        yield todo[k:k + n]
-        k += n
+class ChunkSizer:
+    """Games per chunk. A fixed size when the config gives one; else measured: the first
+    chunks hold one game, later ones grow (at most doubling) toward CHUNK_TARGET_S seconds of
+    play, and the last ones shrink so that no worker idles long at the end. Chunking never
+    changes a game: game i depends on the plan and i alone."""
+
+    def __init__(self, fixed: int, workers: int):
+        self.fixed, self.workers = fixed, workers
+        self.games, self.play_s, self.last = 0, 0.0, 0
+
+    def observe(self, games: int, play_s: float) -> None:
+        self.games += games
+        self.play_s += play_s
+
+    def next(self, left: int) -> int:
+        if self.fixed:
+            return self.fixed
+        size = 1
+        if self.games:
+            per_game = self.play_s / self.games
+            size = max(1, min(MAX_CHUNK, int(CHUNK_TARGET_S / max(per_game, 1e-6)),
+                              2 * self.last))
+        size = min(size, max(1, math.ceil(left / (3 * self.workers))))
+        self.last = size
+        return size
+
+
+@dataclass
+class Task:
+    ids: list[int]
+    attempts: int = 0
+    alone: bool = False  # one game of a chunk that killed its worker twice, in a fresh worker
+
+
+def _error_columns(tables: dict[str, dict[str, Any]], spec: GameSpec, message: str,
+                   details: str) -> dict[str, dict[str, list]]:
+    cols: dict[str, dict[str, list]] = {t: {k: [] for k in s} for t, s in tables.items()}
+    row = {"game_id": spec.game_id, "seed": spec.seed, "strategies": ",".join(spec.strategies),
+           "factions": ",".join(spec.factions), "message": message, "traceback": details}
+    for k, v in row.items():
+        cols["errors"][k].append(v)
+    return cols
+
+
+def _span(ids: list[int]) -> str:
+    return f"game {ids[0]}" if len(ids) == 1 else f"games {ids[0]}-{ids[-1]}"
+
+
+def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
+              run_dir: Path, tables: dict[str, dict[str, Any]], plan: Plan, stats: RunStats,
+              bar: Any, note: Callable[[str], None], lock_fd: int | None) -> None:
+    """Play `todo` in chunks on a watched pool, writing each finished chunk as it comes."""
+    fresh = deque(todo)
+    retry: deque[Task] = deque()
+    sizer = ChunkSizer(cfg.chunk_size, workers)
+
+    def write(ids: list[int], cols: dict) -> None:
+        t = time.perf_counter()
+        storage.write_chunk(run_dir, storage.part_name(ids[0], ids[-1]), cols, tables)
+        stats.write_s += time.perf_counter() - t
+
+    pool = WorkerPool(workers, _play_task, close_fds=(lock_fd,) if lock_fd is not None else ())
+    try:
+        while fresh or retry or pool.busy():
+            for w in pool.idle():
+                if retry:
+                    task = retry.popleft()
+                    if task.alone and w.played:
+                        w = pool.replace(w)  # nothing another game left behind
+                elif fresh:
+                    ids = [fresh.popleft() for _ in range(min(len(fresh), sizer.next(len(fresh))))]
+                    task = Task(ids)
+                else:
+                    break
+                pool.submit(w, task, (content_json, task.ids))
+            for ev in pool.wait(timeout=1.0):
+                task = ev.task
+                if ev.lost is None:
+                    ids, cols, s = ev.result
+                    write(ids, cols)
+                    stats.add(s)
+                    sizer.observe(s["games"] + s["failed"], s["play_s"])
+                    bar.update(s["games"] + s["failed"])
+                    continue
+                task.attempts += 1
+                how = f"a worker {ev.lost}"
+                if task.alone or (task.attempts >= CHUNK_ATTEMPTS and len(task.ids) == 1):
+                    i = task.ids[0]
+                    write([i], _error_columns(tables, plan.spec(i), "the game killed its worker "
+                                              f"process: {how} while playing it", ev.details))
+                    stats.failed += 1
+                    bar.update(1)
+                    note(f"{how} while playing game {i} alone: game {i} is logged as an error")
+                elif task.attempts < CHUNK_ATTEMPTS:
+                    retry.appendleft(task)
+                    note(f"{how} while playing {_span(task.ids)}; a new worker plays them again")
+                else:
+                    retry.extendleft(Task([i], alone=True) for i in reversed(task.ids))
+                    note(f"{how} again while playing {_span(task.ids)}; playing them one by one "
+                         "in fresh workers to find the game that kills it")
+    except BaseException:
+        pool.close(now=True)
+        raise
+    pool.close()
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # stopped by SIGTERM as by Ctrl-C: what is finished is kept
 
 
 def run_tournament(config_or_path: RunConfig | dict | str | Path | None = None, *,
                    resume: str | Path | None = None, progress: bool = False,
-                   **overrides: Any) -> RunResult:
+                   force: bool = False, **overrides: Any) -> RunResult:
     """Run (or resume) a tournament and return its result; tables stream to Parquet on disk.
 
     `config_or_path`: a RunConfig, a dict shaped like a config file, a TOML path, or None for
     the embedded default run. `overrides` are RunConfig fields (games=, workers=, out=, ...).
-    Raises UserError for mistakes and RunInterrupted on Ctrl-C (finished chunks are kept).
+    `force`: continue a run even though the game data, the engine or a bot's code changed.
+    Raises UserError for mistakes and RunInterrupted on Ctrl-C or SIGTERM (finished chunks are
+    kept).
     """
     cfg, run_dir = _resolve(config_or_path, resume, overrides)
     cfg.out = str(run_dir)
@@ -422,62 +596,79 @@ def run_tournament(config_or_path: RunConfig | dict | str | Path | None = None, 
         # variant in a 4-player game), are user mistakes: found before any folder is made.
         spec = plan.spec(i)
         g.new_state(list(spec.factions), spec.seed, **cfg.options)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UserError(f"{run_dir} is a file, not a run folder; choose another --out")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot make the run folder {run_dir}: {e.strerror}") from None
+    with storage.RunLock(run_dir) as lock:
+        return _run_locked(cfg, run_dir, g, plan, progress, force, lock)
+
+
+def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: bool,
+                force: bool, lock: storage.RunLock) -> RunResult:
     old = _open_run_dir(cfg, run_dir)
-    storage.init_dirs(run_dir)
-    storage.clean_partial(run_dir)
     manifest = _manifest(cfg, run_dir, old)
+    if old is not None:
+        changes = _code_changes(old, manifest)
+        if changes and not force:
+            raise UserError(f"{run_dir} was played with other code or data: "
+                            f"{'; '.join(changes)}. Resuming would mix games of both in one "
+                            "run; start a new run, or add --force to resume anyway")
+        if changes:
+            manifest["forced_resumes"].append({"at": _now(), "changes": changes})
+    storage.init_dirs(run_dir)
+    stats = RunStats()
+    from tqdm import tqdm
+
+    bar = tqdm(total=1, unit="game", disable=not progress, smoothing=0.1, desc=run_dir.name)
+
+    def note(line: str) -> None:
+        stats.notes.append(line)
+        if progress:
+            bar.write(line, file=sys.stderr)
+
+    for line in storage.set_aside_damaged(run_dir):
+        note(line)
+    storage.clean_partial(run_dir)
     storage.write_manifest(run_dir, manifest)
 
     done = storage.done_ids(run_dir)
     todo = [i for i in range(cfg.games) if i not in done]
     workers = max(1, min(cfg.n_workers, len(todo)))
+    stats.workers = workers
     content_json = json.dumps(cfg.content(), sort_keys=True)
     tables = storage.schemas(manifest["categories"])
-    tasks = [(content_json, ids) for ids in _chunks(todo, cfg.chunk_size, workers)]
-    stats = RunStats(workers=workers)
-
-    from tqdm import tqdm
+    bar.reset(total=len(todo))
 
     t0 = time.perf_counter()
-    bar = tqdm(total=len(todo), unit="game", disable=not progress, smoothing=0.1,
-               desc=run_dir.name)
-    pool = None
+    main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _on_sigterm) if main else None
     try:
-        if workers == 1:
-            results: Iterator[tuple] = map(_play_chunk_args, tasks)
-        else:
-            import multiprocess
-
+        if todo:
             _context(content_json)  # forked workers inherit the loaded game and plan
-            pool = multiprocess.get_context("fork").Pool(workers, initializer=_ignore_sigint)
-            results = map(pickle.loads, pool.imap_unordered(_play_chunk_pickled, tasks))
-        for ids, cols, s in results:
-            t = time.perf_counter()
-            storage.write_chunk(run_dir, storage.part_name(ids[0], ids[-1]), cols, tables)
-            stats.write_s += time.perf_counter() - t
-            stats.add(s)
-            bar.update(s["games"] + s["failed"])
-        if pool is not None:
-            pool.close()
-            pool.join()
+            _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
+                      note, lock.fd)
     except KeyboardInterrupt:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
         bar.close()
-        _finish(manifest, run_dir, t0)
+        _finish(manifest, run_dir, t0, note)
         raise RunInterrupted(run_dir, manifest["finished_games"] + manifest["failed_games"],
                              cfg.games) from None
     finally:
-        if pool is not None:
-            pool.terminate()
+        if main:
+            signal.signal(signal.SIGTERM, old_term)
     bar.close()
     stats.wall_s = time.perf_counter() - t0
-    _finish(manifest, run_dir, t0)
+    _finish(manifest, run_dir, t0, note)
     return RunResult(run_dir, storage.read_manifest(run_dir) or manifest, stats)
 
 
-def _finish(manifest: dict[str, Any], run_dir: Path, t0: float) -> None:
+def _finish(manifest: dict[str, Any], run_dir: Path, t0: float,
+            note: Callable[[str], None]) -> None:
+    # A part damaged while this run wrote it (a full disk): never a finished run with it.
+    for line in storage.set_aside_damaged(run_dir):
+        note(line)
     storage.clean_partial(run_dir)
     count = {t: storage.scan(run_dir, t, {"game_id": pl.Int64}).select(pl.len()).collect().item()
              for t in ("games", "errors")}

@@ -3,15 +3,25 @@
 A run directory holds manifest.json and one folder per table (games, players, actions, errors).
 Each chunk of games becomes one part file per table, all named after the chunk
 (part-<first>-<last>.parquet). The games/ part is written last: it commits the chunk, so parts
-in the other tables without a matching games/ part are leftovers of a killed run.
+in the other tables without a matching games/ part are leftovers of a killed run. A part that
+cannot be read (a truncated file, a disk error) is damaged: `set_aside_damaged` moves every part
+of its chunk to damaged/, so that a resumed run plays the chunk again.
+
+.lock is the run lock: a run holds an OS lock on it (flock) while it writes, so a second run on
+the same folder is refused, and a killed run leaves no stale lock behind.
 """
 
+import errno
+import fcntl
 import json
 import os
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import polars as pl
+
+from terra_sim.core.errors import UserError
 
 TABLES = ("games", "players", "actions", "errors")
 COMMIT_TABLE = "games"
@@ -31,6 +41,12 @@ ERRORS_SCHEMA: dict[str, Any] = {
 }
 # Columns that measure time, not play: they differ between otherwise identical runs.
 TIMING_COLUMNS = {"games": ("duration_s",)}
+LOCK_FILE = ".lock"
+DAMAGED_DIR = "damaged"
+
+
+class DamagedPartWarning(UserWarning):
+    """A part file that cannot be read was left out of a table."""
 
 
 def players_schema(categories: tuple[str, ...] | list[str]) -> dict[str, Any]:
@@ -88,10 +104,75 @@ def clean_partial(run_dir: Path) -> int:
 
 
 def scan(run_dir: Path, table: str, schema: dict[str, Any]) -> pl.LazyFrame:
-    """A lazy view of one table; an empty frame of the right dtypes when it has no parts."""
-    if not any((run_dir / table).glob("*.parquet")):
+    """A lazy view of one table; an empty frame of the right dtypes when it has no parts.
+    A damaged part is left out with a DamagedPartWarning naming it (a resume replays it)."""
+    parts = sorted((Path(run_dir) / table).glob("*.parquet"))
+    good = []
+    for path in parts:
+        problem = part_problem(path)
+        if problem is None:
+            good.append(path)
+        else:
+            warnings.warn(f"{path}: damaged part left out ({problem}); `terra-sim run --resume "
+                          f"{run_dir}` sets it aside and plays its games again",
+                          DamagedPartWarning, stacklevel=2)
+    if not good:
         return pl.LazyFrame(schema=schema)
-    return pl.scan_parquet(run_dir / table / "*.parquet")
+    return pl.scan_parquet(good)
+
+
+# (path, size, mtime) -> the problem found, or None: each part file is read once per process.
+_checked: dict[tuple[str, int, int], str | None] = {}
+
+
+def part_problem(path: Path) -> str | None:
+    """Why the Parquet part at `path` cannot be read (None when it can): its footer holds the
+    schema and the row count, and a truncated or overwritten file has none."""
+    try:
+        st = path.stat()
+    except OSError as e:
+        return f"cannot read it: {e.strerror}"
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _checked:
+        try:
+            pl.read_parquet_schema(path)
+            problem = None
+        except Exception as e:  # polars raises its own kinds for a file that is no Parquet
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            problem = f"not a readable Parquet file: {first}"
+        _checked[key] = problem
+    return _checked[key]
+
+
+def damaged_parts(run_dir: Path) -> dict[str, str]:
+    """Chunk part name -> what is wrong, for every chunk with a damaged part in any table."""
+    found: dict[str, str] = {}
+    for table in TABLES:
+        for path in sorted((Path(run_dir) / table).glob("*.parquet")):
+            problem = part_problem(path)
+            if problem is not None and path.name not in found:
+                found[path.name] = f"{table}/{path.name}: {problem}"
+    return found
+
+
+def set_aside_damaged(run_dir: Path) -> list[str]:
+    """Move every part of each chunk with a damaged part to damaged/<table>/, so the chunk
+    counts as not played; return one line per chunk set aside."""
+    notes = []
+    for name, problem in damaged_parts(run_dir).items():
+        for table in TABLES:
+            path = Path(run_dir) / table / name
+            if path.exists():
+                dest = Path(run_dir) / DAMAGED_DIR / table / name
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                k = 1
+                while dest.exists():  # damaged twice: keep both
+                    dest = dest.with_name(f"{name}.{k}")
+                    k += 1
+                os.replace(path, dest)
+        notes.append(f"damaged part set aside in {DAMAGED_DIR}/ ({problem}); its games are "
+                     "played again")
+    return notes
 
 
 def done_ids(run_dir: Path) -> set[int]:
@@ -104,10 +185,21 @@ def done_ids(run_dir: Path) -> set[int]:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
+    """The run's manifest; None when the folder holds none. Raises UserError for a manifest
+    that cannot be read (empty, cut short, not JSON)."""
     path = Path(run_dir) / "manifest.json"
     if not path.is_file():
         return None
-    return json.loads(path.read_text())
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        why = "it is empty" if path.stat().st_size == 0 else f"not valid JSON: {e}"
+        raise UserError(f"{path} cannot be read ({why}); the run in {run_dir} cannot be "
+                        "continued: start a new run with another --out") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
+        raise UserError(f"{path} is not a terra-sim manifest (no config); the run in {run_dir} "
+                        "cannot be continued: start a new run with another --out")
+    return manifest
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
@@ -115,3 +207,49 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     tmp = path.with_name(".manifest.json.tmp")
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
     os.replace(tmp, path)
+
+
+class RunLock:
+    """An exclusive OS lock on a run folder's .lock file, held while a run writes the folder.
+
+    flock belongs to the open file: it ends when the process ends, however it ends, so a killed
+    run leaves no stale lock. Worker processes must close their inherited copy (`fd`)."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / LOCK_FILE
+        self._file: TextIO | None = None
+
+    @property
+    def fd(self) -> int | None:
+        return self._file.fileno() if self._file is not None else None
+
+    def acquire(self) -> "RunLock":
+        f = open(self.path, "a+")  # noqa: SIM115 - held open for as long as the run writes
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            f.seek(0)
+            holder = f.read().strip()
+            f.close()
+            if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise UserError(f"cannot lock {self.path.parent}: {e.strerror}") from None
+            who = f" (process {holder})" if holder.isdigit() else ""
+            raise UserError(f"{self.path.parent} is in use by another terra-sim run{who}; "
+                            "wait for it to end, or choose another --out") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()}\n")
+        f.flush()
+        self._file = f
+        return self
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()  # closing ends the flock
+            self._file = None
+
+    def __enter__(self) -> "RunLock":
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

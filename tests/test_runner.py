@@ -121,19 +121,20 @@ def test_interrupt_and_resume_equals_uninterrupted(tmp_path, monkeypatch):
     kw = {"games": 12, "strategies": "random", "chunk_size": 3, "workers": 1}
     whole = run_tournament(out=tmp_path / "whole", **kw)
 
-    real, calls = terra_sim.play_game, []
+    # Ctrl-C reaches the parent while its workers play: here, as it writes the third chunk.
+    real, calls = storage.write_chunk, []
 
     def interrupted(*a, **k):
         calls.append(1)
-        if len(calls) == 8:
+        if len(calls) == 3:
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(terra_sim, "play_game", interrupted)
+    monkeypatch.setattr(storage, "write_chunk", interrupted)
     with pytest.raises(RunInterrupted) as e:
         run_tournament(out=tmp_path / "cut", **kw)
     assert e.value.finished == 6  # two whole chunks kept, the third lost
-    monkeypatch.setattr(terra_sim, "play_game", real)
+    monkeypatch.setattr(storage, "write_chunk", real)
     # A kill between part files leaves an uncommitted part and a temporary file behind.
     (tmp_path / "cut" / "players" / "part-00000099-00000099.parquet").write_bytes(b"junk")
     (tmp_path / "cut" / "games" / ".part-x.parquet.tmp").write_bytes(b"junk")

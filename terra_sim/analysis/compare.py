@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from terra_sim.analysis import plots, stats, tables
+from terra_sim.analysis.files import raise_if_damaged
 from terra_sim.analysis.report import (
     FORMATS,
     ReportResult,
@@ -99,6 +100,8 @@ def _pp_ci(x, lo, hi) -> str:
 
 
 def _sig(r: dict) -> str:
+    if r["win_change_p_adjusted"] is None and r["margin_change_p_adjusted"] is None:
+        return "n/a"  # untested: in one run only, or pooled over different player counts
     parts = []
     if r["win_change_significant"]:
         parts.append("win share " + ("up" if r["win_change"] > 0 else "down"))
@@ -180,15 +183,49 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out: str | Path | None = 
     fmts = parse_formats(formats)
     if correction not in stats.CORRECTIONS:
         raise UserError(f"unknown correction {correction!r}; choose holm or bh")
+    try:
+        return _compare(run_a, run_b, out, fmts, correction)
+    except (pl.exceptions.PolarsError, OSError):
+        # Writes already fail as UserErrors: this is a damaged part the footer check missed.
+        raise_if_damaged([Path(run_a), Path(run_b)])
+        raise
+
+
+def _untested(ct: pl.DataFrame) -> pl.DataFrame:
+    """The change table with its tests withheld (runs of different player counts)."""
+    tests = [c for c in ct.columns if c.endswith(("_p", "_p_adjusted"))]
+    return ct.with_columns(*[pl.lit(None, pl.Float64).alias(c) for c in tests],
+                           pl.lit(False).alias("win_change_significant"),
+                           pl.lit(False).alias("margin_change_significant"))
+
+
+def _by_count_verdict(cc: pl.DataFrame, cname: str) -> str:
+    both = cc.filter(pl.col("games_a").is_not_null() & pl.col("games_b").is_not_null())
+    if both.height == 0:
+        return "No player count is in both runs, so no faction can be compared like with like."
+    sig = both.filter(pl.col("win_change_significant") | pl.col("margin_change_significant"))
+    found = "; ".join(f"{r['faction']} ({r['n_players']}p): {_sig(r)}"
+                      for r in sig.iter_rows(named=True)) or "no faction changed significantly"
+    return (f"Significant by player count after {cname} correction (alpha = {tables.ALPHA}) "
+            f"at the counts both runs played: {found}.")
+
+
+def _player_counts(o: dict) -> str:
+    *rest, last = map(str, o["games_by_count"])
+    return f"{', '.join(rest)} and {last}" if rest else last
+
+
+def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
+             fmts: tuple[str, ...], correction: str) -> ReportResult:
     ra, rb = tables.open_run(run_a), tables.open_run(run_b)
     ga, gb = ra.manifest.get("game"), rb.manifest.get("game")
     if ga and gb and ga != gb:
         raise UserError(f"cannot compare a {ga} run with a {gb} run")
     name_a, name_b = ra.path.resolve().name, rb.path.resolve().name
+    oa, ob = tables.overview(ra), tables.overview(rb)
     out_dir = prepare_out(out, f"compare-{name_a}-vs-{name_b}")
     files: list[Path] = []
     cname = stats.CORRECTIONS[correction][0]
-    oa, ob = tables.overview(ra), tables.overview(rb)
     strategies = sorted(set(oa["strategies"]) | set(ob["strategies"]))
 
     sections = [
@@ -216,36 +253,53 @@ def compare_runs(run_a: str | Path, run_b: str | Path, out: str | Path | None = 
                                             "is nothing to compare."]))
         summary.append("One run has no finished games: nothing to compare.")
     else:
+        same_counts = set(oa["games_by_count"]) == set(ob["games_by_count"])
         ct = change_table(tables.faction_table(ra, correction),
                           tables.faction_table(rb, correction), ["faction"], correction)
+        if not same_counts:
+            ct = _untested(ct)
         save_csv(ct, out_dir, "faction_changes", files)
         cc = change_table(tables.faction_count_table(ra, correction),
                           tables.faction_count_table(rb, correction),
                           ["n_players", "faction"], correction)
         save_csv(cc, out_dir, "faction_changes_by_player_count", files)
-        sig = ct.filter(pl.col("win_change_significant") | pl.col("margin_change_significant"))
-        found = ("; ".join(_change_phrase(r) for r in sig.iter_rows(named=True))
-                 or "no faction changed significantly")
-        verdict = (f"Significant after {cname} correction (alpha = {tables.ALPHA}, win share and "
-                   f"margin each corrected across the {ct.height} factions): {found}.")
-        summary.append(verdict)
         imgs = []
-        for col, label, title, name, scale in (
-                ("win_change", "change in win share, B minus A, pp [95% Newcombe]",
-                 "Change in win share by faction", "win_share_change", 100.0),
-                ("margin_change", "change in mean VP margin, B minus A [95% Welch]",
-                 "Change in VP margin by faction", "margin_change", 1.0)):
-            p = plots.change_forest(ct, col, out_dir / "plots" / f"{name}.png", label, title,
-                                    scale)
-            files.append(p)
-            imgs.append(p)
+        if same_counts:
+            sig = ct.filter(pl.col("win_change_significant")
+                            | pl.col("margin_change_significant"))
+            found = ("; ".join(_change_phrase(r) for r in sig.iter_rows(named=True))
+                     or "no faction changed significantly")
+            verdict = (f"Significant after {cname} correction (alpha = {tables.ALPHA}, win share "
+                       f"and margin each corrected across the {ct.height} factions): {found}.")
+            summary.append(verdict)
+            text = ["Win share change is B minus A with Newcombe's 95% interval for a difference "
+                    "of proportions (built from the two Wilson intervals) and a pooled "
+                    "two-proportion z-test; margin change uses Welch's 95% t interval and test. "
+                    + verdict,
+                    "With different player-count mixes the expected shares differ too; the "
+                    "table by player count below compares like with like."]
+            for col, label, title, name, scale in (
+                    ("win_change", "change in win share, B minus A, pp [95% Newcombe]",
+                     "Change in win share by faction", "win_share_change", 100.0),
+                    ("margin_change", "change in mean VP margin, B minus A [95% Welch]",
+                     "Change in VP margin by faction", "margin_change", 1.0)):
+                p = plots.change_forest(ct, col, out_dir / "plots" / f"{name}.png", label,
+                                        title, scale)
+                files.append(p)
+                imgs.append(p)
+        else:
+            # A pooled win share moves with the player counts alone (a fair share is 1/n), so
+            # pooled changes are shown untested and only equal counts are set against each other.
+            differ = (f"Player counts differ: run A played {_player_counts(oa)} players, run B "
+                      f"{_player_counts(ob)}; pooled changes are not tested, only the same player "
+                      "count is compared.")
+            verdict = _by_count_verdict(cc, cname)
+            summary += [differ, verdict]
+            text = [f"**{differ}** A faction's pooled win share differs between such runs by "
+                    "the player counts alone (a fair share is 1/n), so the table below shows the "
+                    "raw numbers without a test; see the table by player count. " + verdict]
         sections.append(Section(
-            "Change by faction",
-            ["Win share change is B minus A with Newcombe's 95% interval for a difference of "
-             "proportions (built from the two Wilson intervals) and a pooled two-proportion "
-             "z-test; margin change uses Welch's 95% t interval and test. " + verdict,
-             "With different player-count mixes the expected shares differ too; the table by "
-             "player count below compares like with like."],
+            "Change by faction", text,
             [(f"Change by faction (B minus A), p adjusted by {cname}",
               _display(ct, ["faction"], {"faction": "faction"}, correction))], imgs))
         sections.append(Section(

@@ -13,6 +13,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from terra_sim.analysis.files import writing  # noqa: E402
+
 DPI = 120
 VERDICT_COLOURS = {"above fair": "#1a9850", "below fair": "#d73027",
                    "consistent with fair": "#4d4d4d", "too few games": "#aaaaaa"}
@@ -21,8 +23,11 @@ plt.rcParams.update({"font.size": 11, "axes.titlesize": 13, "axes.titleweight": 
 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    try:
+        with writing(path):
+            fig.savefig(path, dpi=DPI)
+    finally:
+        plt.close(fig)  # a failed write must not leak the figure
     return path
 
 

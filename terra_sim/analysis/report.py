@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from terra_sim.analysis import plots, stats, tables
+from terra_sim.analysis.files import raise_if_damaged, writing
 from terra_sim.core.errors import UserError
 
 FORMATS = ("html", "md")
@@ -178,26 +179,35 @@ def write_outputs(title: str, sections: list[Section], out_dir: Path,
                   formats: tuple[str, ...], files: list[Path]) -> None:
     if "md" in formats:
         p = out_dir / "report.md"
-        p.write_text(render_markdown(title, sections, out_dir), encoding="utf-8")
+        with writing(p):
+            p.write_text(render_markdown(title, sections, out_dir), encoding="utf-8")
         files.append(p)
     if "html" in formats:
         p = out_dir / "report.html"
-        p.write_text(render_html(title, sections), encoding="utf-8")
+        with writing(p):
+            p.write_text(render_html(title, sections), encoding="utf-8")
         files.append(p)
 
 
 def prepare_out(out: str | Path | None, default_name: str) -> Path:
-    out_dir = Path(out) if out is not None else Path("reports") / default_name
+    default = Path("reports") / default_name
+    if isinstance(out, str) and not out.strip():
+        # Path("") is the current folder: an empty --out would scatter the report there.
+        raise UserError(f"--out is empty: name the output folder, or omit it for the default "
+                        f"{default}/")
+    out_dir = Path(out) if out is not None else default
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"output {str(out_dir)!r} exists and is not a folder")
-    (out_dir / "plots").mkdir(parents=True, exist_ok=True)
-    (out_dir / "tables").mkdir(parents=True, exist_ok=True)
+    for sub in ("plots", "tables"):
+        with writing(out_dir / sub):
+            (out_dir / sub).mkdir(parents=True, exist_ok=True)
     return out_dir
 
 
 def save_csv(df: pl.DataFrame, out_dir: Path, name: str, files: list[Path]) -> None:
     p = out_dir / "tables" / f"{name}.csv"
-    df.write_csv(p)
+    with writing(p):
+        df.write_csv(p)
     files.append(p)
 
 
@@ -241,7 +251,10 @@ def _header(run: tables.Run, ov: dict) -> Section:
          else "?"),
     ]
     df = pl.DataFrame({"item": [r[0] for r in rows], "value": [str(r[1]) for r in rows]})
-    return Section("Run", [f"Run directory: `{run.path}`."], [("", df)])
+    # Results on invented data must say so before anything else is read.
+    approx = m.get("approximate_data") or []
+    banner = [f"**Data marked approximate:** {'; '.join(approx)}."] if approx else []
+    return Section("Run", [*banner, f"Run directory: `{run.path}`."], [("", df)])
 
 
 def _outcome_display(df: pl.DataFrame, keys: list[str], label_keys: dict[str, str],
@@ -343,6 +356,9 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     summary = [f"{run.manifest.get('game', '?')} run {run.name!r}: {ov['games']:,} games "
                f"({', '.join(f'{n}p: {g:,}' for n, g in ov['games_by_count'].items())}), "
                f"{ov['errors']:,} lost to errors."]
+    if run.manifest.get("approximate_data"):
+        summary.append("Data marked approximate: "
+                       + "; ".join(run.manifest["approximate_data"]) + ".")
     if ov["games"] == 0:
         sections.append(Section("Results", ["This run has no finished games yet, so there is "
                                             "nothing to report."]))
@@ -581,10 +597,16 @@ def build_report(run_dir: str | Path, out: str | Path | None = None,
     fmts = parse_formats(formats)
     if correction not in stats.CORRECTIONS:
         raise UserError(f"unknown correction {correction!r}; choose holm or bh")
-    run = tables.open_run(run_dir)
-    out_dir = prepare_out(out, run.path.resolve().name)
-    files: list[Path] = []
-    sections, summary = build_sections(run, out_dir, files, correction)
+    try:
+        run = tables.open_run(run_dir)
+        out_dir = prepare_out(out, run.path.resolve().name)
+        files: list[Path] = []
+        sections, summary = build_sections(run, out_dir, files, correction)
+    except (pl.exceptions.PolarsError, OSError):
+        # Writes already fail as UserErrors, so this is a part that the footer check passed but
+        # whose data is damaged: name it, or show the error as it is when none is.
+        raise_if_damaged([Path(run_dir)])
+        raise
     title = f"Balance report: {run.manifest.get('game', '?')}, run {run.name}"
     write_outputs(title, sections, out_dir, fmts, files)
     return ReportResult(out_dir, files, summary)

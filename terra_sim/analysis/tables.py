@@ -16,6 +16,7 @@ import polars as pl
 
 from terra_sim import storage
 from terra_sim.analysis import stats
+from terra_sim.analysis.files import check_footers
 from terra_sim.core.errors import UserError
 
 PLAYER_SCHEMA = storage.players_schema(())  # the columns every game's players table has
@@ -55,6 +56,7 @@ def open_run(run_dir: str | Path) -> Run:
         raise UserError(f"{mpath}: cannot read the manifest ({e})") from None
     if not isinstance(manifest, dict):
         raise UserError(f"{mpath}: the manifest is not a JSON object")
+    check_footers(path)
     players = storage.scan(path, "players", PLAYER_SCHEMA)
     schema = players.collect_schema()
     missing = [c for c in PLAYER_SCHEMA if c not in schema]

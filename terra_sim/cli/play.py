@@ -5,11 +5,13 @@ from typing import Any
 import click
 
 from terra_sim.cli.options import game_option, seed_option
+from terra_sim.config import check_seed
 from terra_sim.core.errors import UserError
 from terra_sim.core.record import GameRecord, new_game
 from terra_sim.games import get_game
 
 SHOWN_APART = ("game", "seed", "factions", "options", "overrides")  # setup keys not listed
+DEFAULT_PLAYERS = 4
 
 
 def describe(record: GameRecord, step: bool = False) -> str:
@@ -53,7 +55,9 @@ def parse_option(text: str) -> tuple[str, str]:
 
 @click.command()
 @game_option
-@click.option("--players", default=4, show_default=True, type=int, help="Number of players.")
+@click.option("--players", type=int,
+              help=f"Number of players [default: {DEFAULT_PLAYERS}, or one per faction of "
+                   "--factions].")
 @seed_option
 @click.option("--factions", default=None, help="Comma-separated factions by seat (default: drawn).")
 @click.option("--strategies", default="random", show_default=True,
@@ -61,16 +65,42 @@ def parse_option(text: str) -> tuple[str, str]:
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="A game option, repeatable (terra-sim list options --game G shows them).")
 @click.option("--step", is_flag=True, help="Print every action, bookkeeping ones included.")
-def play(game: str, players: int, seed: int, factions: str | None, strategies: str,
+def play(game: str, players: int | None, seed: int, factions: str | None, strategies: str,
          options: tuple[str, ...], step: bool) -> None:
     """Play one game and print it round by round with the final score breakdown."""
     from terra_sim import play_game
 
+    check_seed(seed)
+    counts = get_game(game).player_counts
+    if players is not None and players not in counts:
+        # Checked here: the play loop reads a count of 0 as "the default" and plays 4.
+        raise UserError(f"{game} plays with {', '.join(map(str, counts))} players, "
+                        f"not {players}")
     opts: dict[str, Any] = dict(parse_option(o) for o in options)
-    fac = factions.split(",") if factions else None
+    fac = seat_factions(factions, players)
     strats = strategies.split(",") if "," in strategies else strategies
-    record = play_game(game, fac, strats, seed, players=None if fac else players, **opts)
+    seats = None if fac else DEFAULT_PLAYERS if players is None else players
+    record = play_game(game, fac, strats, seed, players=seats, **opts)
     click.echo(describe(record, step))
+
+
+def seat_factions(factions: str | None, players: int | None) -> list[str] | None:
+    """The factions by seat from --factions (None: drawn). The seat count follows --factions
+    when --players is not given; both given must agree."""
+    if factions is None:
+        return None
+    fac = [f.strip() for f in factions.split(",")]
+    if not any(fac):
+        raise UserError("--factions is empty: name one faction per seat, e.g. golems,fairies, "
+                        "or omit it to draw the factions")
+    if not all(fac):
+        raise UserError(f"--factions {factions!r} has an empty name: name one faction per "
+                        "seat, separated by commas")
+    if players is not None and players != len(fac):
+        raise UserError(f"--players {players} but --factions names {len(fac)} factions "
+                        f"({', '.join(fac)}): name one faction per seat, or omit --players "
+                        "to play one seat per faction")
+    return fac
 
 
 COMMANDS = [play]

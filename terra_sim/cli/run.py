@@ -48,24 +48,31 @@ def _report(run_dir) -> None:
               help="balanced: every faction equally often in every seat; random: drawn.")
 @click.option("--resume", type=click.Path(file_okay=False),
               help="Finish the missing games of an interrupted run.")
+@click.option("--decision-timeout", type=float, metavar="S",
+              help="Seconds a bot may think about one decision; a bot still thinking is "
+                   "interrupted and its game logged as an error (default: no limit).")
+@click.option("--force", is_flag=True,
+              help="Resume even though the game data, the engine or a bot's code changed "
+                   "since the run began (the manifest records it).")
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
-        per_seat, design, resume, no_actions, no_report) -> None:
+        per_seat, design, resume, decision_timeout, force, no_actions, no_report) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
     games of the default game between its scripted bots. Options override the config.
-    Ctrl-C keeps every finished chunk; --resume DIR plays the missing games.
+    Ctrl-C (or SIGTERM) keeps every finished chunk; --resume DIR plays the missing games. A
+    worker that dies is replaced and its games played again.
     """
     from terra_sim.runner import RunInterrupted, run_tournament
 
     try:
         result = run_tournament(
-            config, resume=resume, progress=True, game=game, players=players, games=games,
-            seed=seed, workers=workers, chunk_size=chunk_size, out=out, factions=factions,
-            strategies=strategies, per_seat=per_seat, design=design,
-            actions=False if no_actions else None)
+            config, resume=resume, progress=True, force=force, game=game, players=players,
+            games=games, seed=seed, workers=workers, chunk_size=chunk_size, out=out,
+            factions=factions, strategies=strategies, per_seat=per_seat, design=design,
+            decision_timeout=decision_timeout, actions=False if no_actions else None)
     except RunInterrupted as e:
         click.echo(f"\nInterrupted: {e.finished} of {e.planned} games are kept in {e.run_dir}; "
                    f"finish with: terra-sim run --resume {e.run_dir}", err=True)

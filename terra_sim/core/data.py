@@ -29,6 +29,9 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any], where: str 
             raise DataError(f"override {path}: no such field (valid: {choices})")
         if isinstance(value, dict) and isinstance(out[key], dict):
             out[key] = apply_overrides(out[key], value, path)
+        elif isinstance(out[key], dict):
+            raise DataError(f"override {path}: expected a table of its fields "
+                            f"({', '.join(sorted(map(str, out[key])))}), got {value!r}")
         else:
             out[key] = copy.deepcopy(value)
     return out

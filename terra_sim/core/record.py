@@ -4,12 +4,15 @@ The core knows no game and no strategy registry: callers hand it a Game, and bot
 (terra_sim.play resolves names into both).
 """
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from terra_sim.core.deadline import Deadline, DecisionTimeout
 from terra_sim.core.errors import IllegalAction, StrategyError, UserError
+from terra_sim.core.guard import StateGuard
 from terra_sim.core.protocol import Game, State, Strategy
 from terra_sim.core.rng import stream
 
@@ -77,12 +80,18 @@ def new_game(g: Game, factions: list[str] | None, seed: int, players: int | None
 
 
 def play(g: Game, state: State, setup: dict, bots: Sequence[Strategy], *,
-         decision_timeout: float | None = None, log_actions: bool = True) -> GameRecord:
+         decision_timeout: float | None = None, log_actions: bool = True,
+         guarded: Sequence[bool] | None = None) -> GameRecord:
     """Play `state` to the end, asking `bots[seat]` for every decision of that seat.
 
-    Raises StrategyError when a bot raises, times out or returns an illegal action; the caller
-    records that seat's forfeit.
+    Raises StrategyError when a bot raises (or calls sys.exit), thinks longer than
+    `decision_timeout` seconds (it is interrupted: see core.deadline), returns an action that
+    is not legal, or changes the state it was handed (see core.guard: checked for the seats
+    `guarded` names, every seat by default); the caller records that seat's forfeit.
     """
+    if decision_timeout is not None and not decision_timeout > 0:
+        raise UserError(f"decision_timeout must be a positive number of seconds, "
+                        f"got {decision_timeout}")
     t0 = time.perf_counter()
     n = len(setup["factions"])
     if len(bots) != n:
@@ -92,29 +101,54 @@ def play(g: Game, state: State, setup: dict, bots: Sequence[Strategy], *,
                             "action_vp": []}
     spent = [0.0] * n
     decisions = 0
-    while not state.is_over():
-        seat = state.current_player()
-        legal = state.legal_actions()
-        t = time.perf_counter()
-        try:
-            action = bots[seat].choose(state, legal)
-        except Exception as e:  # a bot bug must cost its seat the game, never the run
-            raise StrategyError(seat, names[seat], f"raised {type(e).__name__}: {e}") from e
-        dt = time.perf_counter() - t
-        spent[seat] += dt
-        if decision_timeout is not None and dt > decision_timeout:
-            raise StrategyError(seat, names[seat],
-                                f"took {dt:.3f}s for one decision (limit {decision_timeout}s)")
-        if action not in legal:
-            raise StrategyError(seat, names[seat], f"returned an illegal action {action!r}")
-        decisions += 1
-        if log_actions:
-            log["actions"].append(state.action_text(action))
-            log["action_seats"].append(seat)
-            log["action_rounds"].append(state.round)
-        state.apply(action)
-        if log_actions:
-            log["action_vp"].append(state.vp()[seat])
+    guard = StateGuard()
+    check = [True] * n if guarded is None else list(guarded)
+    deadline = Deadline(decision_timeout) if decision_timeout is not None else None
+    with deadline or contextlib.nullcontext():
+        while not state.is_over():
+            seat = state.current_player()
+            legal = state.legal_actions()
+            token = guard.before(state) if check[seat] else None
+            t = time.perf_counter()
+            try:
+                if deadline is None:
+                    # The bot gets a copy of the list: what it returns is checked against ours.
+                    action = bots[seat].choose(state, list(legal))
+                else:
+                    deadline.arm()
+                    action = bots[seat].choose(state, list(legal))
+                    deadline.disarm()
+            except DecisionTimeout:
+                deadline.disarm()  # type: ignore[union-attr]  # only raised with a deadline
+                raise StrategyError(seat, names[seat],
+                                    f"was still thinking after {decision_timeout}s, the "
+                                    "limit for one decision (interrupted)") from None
+            except (Exception, SystemExit) as e:  # a bot bug costs its seat the game, never the run
+                if deadline is not None:
+                    deadline.disarm()
+                raise StrategyError(seat, names[seat],
+                                    f"raised {type(e).__name__}: {e}") from e
+            dt = time.perf_counter() - t
+            spent[seat] += dt
+            changed = guard.changes(state, token) if token is not None else []
+            if changed:
+                raise StrategyError(seat, names[seat], "changed the game state it was handed: "
+                                    + "; ".join(changed[:5])
+                                    + (f"; and {len(changed) - 5} more" if len(changed) > 5
+                                       else ""))
+            if decision_timeout is not None and dt > decision_timeout:
+                raise StrategyError(seat, names[seat],
+                                    f"took {dt:.3f}s for one decision (limit {decision_timeout}s)")
+            if action not in legal:
+                raise StrategyError(seat, names[seat], f"returned an illegal action {action!r}")
+            decisions += 1
+            if log_actions:
+                log["actions"].append(state.action_text(action))
+                log["action_seats"].append(seat)
+                log["action_rounds"].append(state.round)
+            state.apply(action)
+            if log_actions:
+                log["action_vp"].append(state.vp()[seat])
     rec = _record(g, state, setup, names, log)
     rec.duration_s = time.perf_counter() - t0
     rec.decision_s = spent

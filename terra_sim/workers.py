@@ -1,0 +1,191 @@
+"""The worker pool: forked processes that play chunks of games, watched so that none is lost.
+
+Each worker reads a task from its pipe, plays it and sends the result back. The parent waits
+on every pipe and every process's sentinel at once, so a worker that dies (a bot's os._exit, the
+out-of-memory killer, kill -9) is noticed as soon as it happens: the pool reports the task it
+was playing as lost, and starts a new worker in its place. What to do with a lost task is the
+runner's business.
+
+Workers are forked, so they share the parent's loaded game and plan; they ignore Ctrl-C (the
+parent decides how to stop), die with the parent (PR_SET_PDEATHSIG), and leave quietly when the
+parent goes away, instead of printing BrokenPipe tracebacks.
+"""
+
+import contextlib
+import ctypes
+import os
+import pickle
+import signal
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def exit_reason(exitcode: int | None) -> str:
+    """How a worker process ended, in words."""
+    if exitcode is None:
+        return "vanished"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        hint = " (kill -9, or the out-of-memory killer)" if name == "SIGKILL" else ""
+        return f"was killed by {name}{hint}"
+    return f"exited with status {exitcode} (os._exit or sys.exit in a bot?)"
+
+
+def _die_with_parent() -> None:
+    # Without it, a worker whose parent was killed with SIGKILL plays its chunk to the end and
+    # writes into a closed pipe. Linux only; elsewhere the broken pipe ends it a little later.
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() == 1:  # the parent died before the line above ran
+            os._exit(0)
+
+
+def _serve(conn: Any, work: Callable[[Any], Any], close_fds: tuple[int, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is no worker's
+    _die_with_parent()
+    for fd in close_fds:  # the run lock: it must end with the parent, not with a worker
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        if task is None:
+            os._exit(0)
+        try:
+            reply = pickle.dumps(("ok", work(task)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # a bug outside any one game: the parent treats it as a loss
+            reply = pickle.dumps(("crash", traceback.format_exc()))
+        try:
+            conn.send_bytes(reply)
+        except (BrokenPipeError, OSError):
+            os._exit(0)
+
+
+@dataclass
+class Worker:
+    process: Any
+    conn: Any
+    task: Any = None  # the task it is playing, None when idle
+    played: int = 0  # tasks finished
+
+
+@dataclass
+class Event:
+    """What `WorkerPool.wait` saw: a finished task (`result`), or a lost one (`lost`: why)."""
+
+    task: Any
+    worker: Worker
+    result: Any = None
+    lost: str | None = None
+    details: str = ""
+
+
+@dataclass
+class WorkerPool:
+    """`size` forked workers running `work(task)`; see the module docstring."""
+
+    size: int
+    work: Callable[[Any], Any]
+    close_fds: tuple[int, ...] = ()
+    workers: list[Worker] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        import multiprocess
+        import multiprocess.connection
+
+        self._ctx = multiprocess.get_context("fork")
+        self._wait = multiprocess.connection.wait
+        for _ in range(self.size):
+            self.workers.append(self._start())
+
+    def _start(self) -> Worker:
+        mine, theirs = self._ctx.Pipe()
+        process = self._ctx.Process(target=_serve, args=(theirs, self.work, self.close_fds),
+                                    daemon=True)
+        process.start()
+        theirs.close()
+        return Worker(process, mine)
+
+    def idle(self) -> list[Worker]:
+        return [w for w in self.workers if w.task is None]
+
+    def busy(self) -> int:
+        return sum(w.task is not None for w in self.workers)
+
+    def submit(self, worker: Worker, task: Any, payload: Any) -> None:
+        worker.task = task
+        try:
+            worker.conn.send(payload)
+        except (BrokenPipeError, OSError):
+            pass  # it died while idle: wait() reports it through its sentinel
+
+    def replace(self, worker: Worker) -> Worker:
+        """Stop `worker` (if it still runs) and start a fresh one in its place."""
+        self._stop(worker)
+        fresh = self._start()
+        self.workers[self.workers.index(worker)] = fresh
+        return fresh
+
+    def wait(self, timeout: float | None = None) -> list[Event]:
+        """Finished and lost tasks since the last call; a dead worker is replaced."""
+        watched: dict[Any, Worker] = {}
+        for w in self.workers:
+            watched[w.process.sentinel] = w
+            if w.task is not None:
+                watched[w.conn] = w
+        events = []
+        ready = self._wait(list(watched), timeout)
+        dead = []
+        for obj in ready:
+            w = watched[obj]
+            if obj is w.conn:
+                try:
+                    status, body = pickle.loads(w.conn.recv_bytes())
+                except (EOFError, OSError):
+                    continue  # died while sending: its sentinel says so
+                task, w.task = w.task, None
+                w.played += 1
+                if status == "ok":
+                    events.append(Event(task, w, result=body))
+                else:
+                    events.append(Event(task, w, lost="failed outside any game", details=body))
+            elif w not in dead:
+                dead.append(w)
+        for w in dead:
+            w.process.join(1)
+            if w.task is not None:
+                events.append(Event(w.task, w, lost=exit_reason(w.process.exitcode)))
+                w.task = None
+            self.replace(w)
+        return events
+
+    def _stop(self, worker: Worker, grace: float = 1.0) -> None:
+        if worker.process.is_alive():
+            with contextlib.suppress(BrokenPipeError, OSError):
+                if worker.task is None:
+                    worker.conn.send(None)
+            worker.process.join(grace if worker.task is None else 0)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(5)
+        worker.conn.close()
+
+    def close(self, now: bool = False) -> None:
+        """Stop every worker: idle ones are asked to leave, busy ones (or all, `now`) killed."""
+        for w in self.workers:
+            if now and w.process.is_alive():
+                w.process.kill()
+        for w in self.workers:
+            self._stop(w)
+        self.workers = []
