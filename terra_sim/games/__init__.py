@@ -26,6 +26,7 @@ GAMES: dict[str, GameEntry] = {
     "terra-nova": GameEntry("terra_sim.games.terra_nova.game:TerraNova", "strategies.terra_nova"),
     "terra-mystica": GameEntry("terra_sim.games.terra_mystica.game:TerraMystica",
                                "strategies.terra_mystica"),
+    "terramara": GameEntry("terra_sim.games.terramara.game:Terramara", "strategies.terramara"),
 }
 DEFAULT_GAME = "terra-nova"  # what `terra-sim run` plays when no game is named
 

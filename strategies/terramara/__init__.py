@@ -1,0 +1,3 @@
+"""Terramara's bots."""
+
+STRATEGIES: list = []
