@@ -5,6 +5,8 @@ The estimate reads what a space gives from the board and the data (its gains, it
 its Homeland actions), never a card's name.
 """
 
+# terra-sim: compile
+
 from __future__ import annotations
 
 from collections.abc import Callable

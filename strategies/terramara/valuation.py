@@ -8,6 +8,8 @@ which is how the plans differ. Worth that only pays in play (resources, track st
 fades towards what final scoring pays for it as the game ends.
 """
 
+# terra-sim: compile
+
 from __future__ import annotations
 
 from dataclasses import dataclass

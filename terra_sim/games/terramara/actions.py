@@ -23,6 +23,8 @@ Road nodes `X0`..`X6` crossroads, `B3` a bonus-tile detour, `O3` an Outpost deto
     pick T03                       setup: the personal tiles of the Crossroads Character
 """
 
+# terra-sim: compile
+
 from typing import NamedTuple
 
 from terra_sim.core.errors import IllegalAction

@@ -6,6 +6,8 @@ deck fills the last place. How far the Canoe travelled decides how many of the l
 a player may take (rules `river_access`).
 """
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.core.rng import stream

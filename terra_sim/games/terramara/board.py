@@ -8,6 +8,8 @@ to rounds 1-4 and are flipped at the end of their round (Plains/Quarry back: an 
 Road; Forest/Mountain back: a Crossroads action space); rows 5 and 6 both belong to round 5.
 """
 
+# terra-sim: compile
+
 import random
 from dataclasses import dataclass
 

@@ -5,6 +5,8 @@ the gaining player, queued by `state.push`; everything else applies at once. Cha
 never apply to the starting resources card (the text), hence `char`.
 """
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.games.terramara.data import RAW, REFINED

@@ -8,6 +8,8 @@ until that round ends. Occupants are codes `owner * 2 + piece` (neutral players 
 `players..3`), two slots per space in `state.occ`.
 """
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.games.terramara import effects

@@ -1,5 +1,7 @@
 """A Terramara player: resources, tracks, clan, Workers, Artifacts and VP by category."""
 
+# terra-sim: compile
+
 from typing import Any
 
 from terra_sim.games.terramara.data import PERMANENT, RAW, REFINED

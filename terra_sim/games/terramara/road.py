@@ -8,6 +8,8 @@ detour; a detour takes one more step to its Crossroads (the text: 2 steps in all
 or passed Crossroads k" is `pos >= 3k`.
 """
 
+# terra-sim: compile
+
 CAMP = 21
 LAST = 6  # Crossroads of the last row
 

@@ -1,5 +1,7 @@
 """End-of-game scoring and the text's tie-breaks."""
 
+# terra-sim: compile
+
 from typing import TYPE_CHECKING
 
 from terra_sim.games.terramara.data import Outpost

@@ -9,6 +9,8 @@ space resolved, then free actions again and at most one Artifact created or rese
 `end`. A round ends when nobody has members left to send.
 """
 
+# terra-sim: compile
+
 from typing import Any
 
 from terra_sim.core.errors import IllegalAction
