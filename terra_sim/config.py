@@ -259,15 +259,19 @@ def _game(cfg: RunConfig) -> Any:
 
 
 def _cap_workers(cfg: RunConfig) -> None:
-    # Each worker is a forked process; more workers than chunks of games only sit idle or,
-    # with automatic chunks, split the run into one-game chunks, each a process.
-    chunks = math.ceil(cfg.games / cfg.chunk_size) if cfg.chunk_size else cfg.games
-    if cfg.workers > chunks:
-        what = (f"{chunks} chunk{'s' * (chunks > 1)} of games" if cfg.chunk_size
-                else f"{chunks} game{'s' * (chunks > 1)}")
-        log.warning("warning: %d workers asked for, %d used: the run has only %s",
-                    cfg.workers, chunks, what)
-        cfg.workers = chunks
+    # Each worker is a forked process playing a CPU-bound loop: more workers than cores (or than
+    # games) only cost memory and forks, never speed.
+    cores = os.cpu_count() or 1
+    limit = min(cores, math.ceil(cfg.games / cfg.chunk_size) if cfg.chunk_size else cfg.games)
+    if cfg.workers > limit:
+        if limit == cores:
+            why = f"this machine has {cores} core{'s' * (cores > 1)}"
+        elif cfg.chunk_size:
+            why = f"the run has only {limit} chunk{'s' * (limit > 1)} of games"
+        else:
+            why = f"the run has only {limit} game{'s' * (limit > 1)}"
+        log.warning("warning: %d workers asked for, %d used: %s", cfg.workers, limit, why)
+        cfg.workers = limit
 
 
 def strategy_spec(cfg: RunConfig | dict[str, Any], name: str) -> Any:

@@ -178,6 +178,16 @@ def test_workers_are_capped_at_the_games_with_one_warning(tmp_path, caplog):
     assert json.loads((out / "manifest.json").read_text())["config"]["workers"] == 1
 
 
+def test_workers_are_capped_at_the_cores_with_one_warning(tmp_path, caplog, monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    out = tmp_path / "r"
+    result = invoke("run", "--workers", "1000", "--games", "6", "--strategies", "random",
+                    "--out", out, "--no-report")
+    assert result.exit_code == 0, result.output
+    assert caplog.messages == ["warning: 1000 workers asked for, 2 used: this machine has 2 "
+                               "cores"]
+
+
 # --- compare ------------------------------------------------------------------------------------
 
 
