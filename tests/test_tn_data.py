@@ -171,12 +171,12 @@ def test_every_action_kind_round_trips_through_parse():
                     seen.setdefault(a.kind, text)
             s.apply(legal[rng.randrange(len(legal))])
     assert set(seen) == set(GAME.codec.kinds)
-    assert len(seen) == 35  # 25 base kinds + 10 from the 6 power actions
+    assert len(seen) == 37  # 27 base kinds + 10 from the 6 power actions
 
 
 @pytest.mark.parametrize("text", [
     "", "fly E5", "build", "build E5 E6", "build Z9", "build 55", "pick Q", "palace E5 up",
-    "bridge A5-A6", "exchange x", "sail 3", "pw-spade2-dig2 E5",
+    "bridge A5-A6", "exchange x", "sail 3", "pw-spade2-dig2 E5", "pass", "river-link E5",
 ])
 def test_bad_action_text_is_illegal(text):
     with pytest.raises(IllegalAction):
@@ -186,7 +186,7 @@ def test_bad_action_text_is_illegal(text):
 def test_text_examples_from_the_docstring():
     c = GAME.codec
     for text in ("place E5", "pick B", "build E5", "pw-spade2-build-dig E5 F3", "palace E5 left",
-                 "bridge A5-C5", "pw-bridge3 A5-C5", "exchange 3", "pass C", "pass", "town 3",
-                 "edge-skip", "druid-vp", "done"):
+                 "bridge A5-C5", "pw-bridge3 A5-C5", "exchange 3", "pass C", "town 3",
+                 "edge-skip", "druid-vp", "done", "river-link", "no-link"):
         assert c.text(c.parse(text)) == text
     assert c.parse("build e5") == c.parse("build E5")

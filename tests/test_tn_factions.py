@@ -254,14 +254,50 @@ def river_town(faction):
 
 
 def test_sea_dogs_town_across_one_river_hex():
+    # "You may found cities spanning one river space without connecting the buildings with a
+    # bridge. It is up to you if and when you use this ability."
     s = river_town("sea-dogs")
     do(s, "build G6")
+    assert s.pending == [("river", 0)] and texts(s) == {"river-link", "no-link"}
+    do(s, "river-link")
     assert s.pending == [("town", 0)]
     do(s, "town 3")
     assert s.players[0].towns == mask(["E4", "E5", "G5", "G6"])
+    s = river_town("sea-dogs")
+    do(s, "build G6")
+    do(s, "no-link")
+    assert not s.pending and s.players[0].towns == 0 and s.current_player() == 1
     s = river_town("water-sprites")
     do(s, "build G6")
     assert not s.pending
+
+
+def test_sea_dogs_may_decline_the_river_link_for_more_towns():
+    # "It is up to you if and when you use this ability." North E4 E5 D4 and south G6 H5 H6
+    # (trading posts, worth 6 each) face each other across one river hex; a house on G5 makes
+    # the south a town. Linked, all seven are one town and D5 then only expands it; declined,
+    # D5 founds a second town in the north.
+    def towns_founded(choice: str) -> int:
+        s = position(["sea-dogs", "golems"], tps={0: ["E4", "E5", "D4", "G6", "H5", "H6"]},
+                     houses={1: ["A6"]}, terrain={"G5": "lake", "D5": "lake"}, money={0: 8})
+        do(s, "build G5")
+        assert texts(s) == {"river-link", "no-link"}
+        do(s, choice)
+        do(s, "town 1")
+        do(s, "pass A")
+        do(s, "build D5")
+        if s.pending:
+            do(s, "town 3")
+        return len(s.players[0].tiles_used)
+
+    assert towns_founded("river-link") == 1
+    assert towns_founded("no-link") == 2
+
+
+def test_sea_dogs_town_without_the_river_needs_no_decision():
+    s = town_ready("sea-dogs")  # E4 E5 D4 D5: no own building across the river
+    do(s, "build D5")
+    assert s.pending == [("town", 0)]
 
 
 def test_sea_dogs_town_not_across_two_river_hexes():
@@ -508,8 +544,8 @@ def test_druids_3_power_for_2_points_at_exchange_times():
     assert vp(s, 0, "faction") == 6
     s = position(["druids", "golems"], houses={0: ["C5"]}, power={0: (0, 1, 7)})
     s.round = DATA.rounds
-    do(s, "pass")
-    do(s, "pass")
+    do(s, "pass A")
+    do(s, "pass B")
     assert s.stage == "final-exchange" and texts(s) == {"druid-vp", "done"}
     do(s, "druid-vp")
     do(s, "druid-vp")

@@ -119,15 +119,15 @@ def test_pass_actions_equal_tiles_in_supply():
     s = setup_game(F3, PLACES, PICKS, seed=11)
     rng = stream(3, "golden")
     checked = 0
+    rounds_seen = set()
     while not s.is_over():
         legal = s.legal_actions()
-        if s.stage == "actions" and not s.pending:
+        if s.stage == "actions" and not s.pending and s.window != 1:
             passes = [a for a in legal if a.kind == "pass"]
-            if s.round < DATA.rounds:
-                assert sorted(a.args[0] for a in passes) == sorted(s.supply)
-                assert len(s.supply) == 3  # players + 3 tiles, one held by each player
-            else:
-                assert [a.args for a in passes] == [()]
+            # the last round too (engine tn-1.1): Drop Out always swaps the bonus tile
+            assert sorted(a.args[0] for a in passes) == sorted(s.supply)
+            assert len(s.supply) == 3  # players + 3 tiles, one held by each player
+            rounds_seen.add(s.round)
             checked += 1
         s.apply(legal[rng.randrange(len(legal))])
-    assert checked > 20
+    assert checked > 20 and DATA.rounds in rounds_seen

@@ -337,6 +337,67 @@ def test_exchange_at_round_end():
     assert s.round == 2 and s.stage == "actions"
 
 
+def test_exchange_after_the_action_saves_power_a_neighbour_then_gives():
+    # "You may perform this additional option at these times: Phase 2: At any point during your
+    # turn, before or after your action, even when the action is Drop Out."
+    # The leprechauns' house on E5 needs 1 shovel: +2 power fills bowl III; the golems on D5 can
+    # then upgrade next to D4 and E5 (+2 power). Exchanging 1 after the action keeps it.
+    s = position(["leprechauns", "golems"], houses={0: ["D4"], 1: ["D5"]},
+                 power={0: (0, 2, 6)}, money={0: 10, 1: 7})
+    do(s, "build E5")
+    assert bowls(s, 0) == (0, 0, 8)
+    assert s.current_player() == 0
+    assert texts(s) == {"done"} | {f"exchange {k}" for k in range(1, 9)}
+    do(s, "exchange 1")
+    # bowl I now takes the 2 power the golems' one action can bring: the turn is over
+    assert s.current_player() == 1
+    do(s, "upgrade D5")
+    assert bowls(s, 0) == (0, 0, 8) and s.players[0].money == 1
+    # declined, the same 2 power are lost
+    s = position(["leprechauns", "golems"], houses={0: ["D4"], 1: ["D5"]},
+                 power={0: (0, 2, 6)}, money={0: 10, 1: 7})
+    do(s, "build E5")
+    do(s, "done")
+    do(s, "upgrade D5")
+    assert bowls(s, 0) == (0, 0, 8) and s.players[0].money == 0
+
+
+def test_exchange_after_the_action_is_offered_only_where_power_could_be_lost():
+    # Later is never worse (the power stays charged) unless others' builds overflow bowl III
+    # first: with room for all the golems can give, the turn ends at the action.
+    s = position(["leprechauns", "golems"], houses={0: ["D4"], 1: ["D5"]},
+                 power={0: (2, 2, 4)}, money={0: 10, 1: 7})
+    do(s, "build E5")
+    assert bowls(s, 0) == (0, 4, 4) and s.current_player() == 1
+    # an action that charges nothing: the same exchange before it gives the same
+    s = position(["sea-dogs", "golems"], houses={0: ["E4"], 1: ["D4"]}, power={0: (0, 0, 8)})
+    do(s, "pass A")
+    assert s.current_player() == 1
+    # the last one in the round has nobody to gain power from before the round-end exchange
+    s = position(["leprechauns", "golems"], houses={0: ["D4"], 1: ["D5"]},
+                 power={0: (0, 2, 6)}, money={0: 10})
+    s.players[1].passed = True
+    do(s, "build E5")
+    assert bowls(s, 0) == (0, 0, 8)
+    assert s.current_player() == 0 and s.window == 0 and "pass A" in texts(s)
+
+
+def test_exchange_after_drop_out():
+    # "... before or after your action, even when the action is Drop Out." The druids' left
+    # palace charges 2 power per settlement on dropping out (3 settlements: 6, filling bowl III);
+    # once out, the golems may upgrade next to them any number of times before the round ends.
+    s = position(["druids", "golems"], houses={0: ["C5", "A2", "E1"], 1: ["E5"]},
+                 palaces={0: {"left": "D5"}}, power={0: (1, 3, 4)}, money={1: 7})
+    do(s, "pass A")
+    assert bowls(s, 0) == (0, 0, 8) and s.current_player() == 0
+    assert texts(s) == {"done", "druid-vp"} | {f"exchange {k}" for k in range(1, 9)}
+    do(s, "exchange 2")
+    assert s.current_player() == 0  # out of the round: others may act many times
+    do(s, "done")
+    do(s, "upgrade E5")  # next to the palace on D5
+    assert bowls(s, 0) == (1, 1, 6) and s.players[0].money == 7 + 2
+
+
 # --- gain power thanks to others ----------------------------------------------------------------
 
 
@@ -404,10 +465,23 @@ def test_drop_out_bonus_tile_points():
         assert vp(s, 0, "dropout") == points, tile
 
 
-def test_last_round_drop_out_takes_no_tile():
-    s = position(["sea-dogs", "golems"], houses={0: ["E5"], 1: ["A6"]}, bonus={0: "A"})
+def test_last_round_drop_out_still_takes_a_bonus_tile_and_its_coins():
+    # Drop Out, step 3: "Then choose one of the available bonus tiles next to the game board and
+    # exchange it for your old bonus tile. [...] If the new bonus tile has money on it, add it to
+    # your supply." What round 5 skips is phase 3 ("you can skip it in round 5, the last
+    # round"), not a step of Drop Out: the coins count in the money scoring.
+    s = position(["sea-dogs", "golems"], houses={0: ["E5"], 1: ["A6"]}, bonus={0: "A"},
+                 supply={"D": 4, "E": 0, "F": 1}, money={0: 2, 1: 0},
+                 power={0: (4, 4, 0), 1: (4, 4, 0)})
     s.round = DATA.rounds
-    assert "pass" in texts(s) and not any(t.startswith("pass ") for t in texts(s))
+    assert {t for t in texts(s) if t.startswith("pass")} == {"pass D", "pass E", "pass F"}
+    do(s, "pass D")
+    p = s.players[0]
+    assert p.bonus == "D" and p.money == 2 + 4
+    assert s.supply == {"A": 0, "E": 0, "F": 1}
+    do(s, "pass A")  # the tile the sea dogs returned, as any drop-out may
+    assert s.is_over()
+    assert vp(s, 0, "money") == 2  # 6 coins; 2 coins without the tile's would score 0
 
 
 # --- end of game --------------------------------------------------------------------------------

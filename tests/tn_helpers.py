@@ -130,11 +130,14 @@ def position(factions, *, houses=None, tps=None, palaces=None, bonus=None, suppl
 
 
 def finish_round(state) -> None:
-    """Everyone still in drops out (taking the lowest tile in supply), then all exchanges are
+    """Everyone still in drops out (taking the lowest tile in supply), and every exchange is
     declined with `done`; stops at the next round's first action (or at the game's end)."""
     start = state.round
     while state.stage == "actions" and state.round == start:
+        if state.window == 1:  # an exchange after the previous action
+            do(state, "done")
+            continue
         tiles = sorted(state.supply)
-        do(state, f"pass {tiles[0]}" if state.round < DATA.rounds else "pass")
+        do(state, f"pass {tiles[0]}")
     while state.stage in ("exchange", "final-exchange"):
         do(state, "done")

@@ -1,8 +1,8 @@
 """Greedy: a one-ply look-ahead over a cheaply pruned candidate list, scored by a valuation.
 
 The plans in plans.py are this bot with other weights and a few plan-specific biases, so the
-decision logic for every kind of decision (setup, turns, drop-out tiles, town tiles, power
-exchanges, free edge houses) lives here once.
+decision logic for every kind of decision (setup, turns, drop-out tiles, town tiles, the Sea
+Dogs' river links, power exchanges, free edge houses) lives here once.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from strategies.terra_nova.valuation import (
 )
 from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.moves import RIVER_CHOICE, UNBOUNDED, power_per_turn
 from terra_sim.games.terra_nova.scoring import mat_income
 
 FREE_KINDS = ("pass", "exchange", "druid-vp")
@@ -71,6 +72,8 @@ class GreedyStrategy(Strategy):
         if state.pending:
             if legal[0].kind == "town":
                 return self.choose_town(state, p, legal)
+            if legal[0] in RIVER_CHOICE:
+                return self.choose_river(state, seat, legal)
             return self.choose_edge(state, p, legal)
         stage = state.stage
         if stage == "setup-house":
@@ -81,6 +84,8 @@ class GreedyStrategy(Strategy):
             return self.choose_tile(state, p, legal, 1)
         if stage in ("exchange", "final-exchange"):
             return self.choose_exchange(state, p, legal, stage == "final-exchange")
+        if state.window == 1:
+            return self.choose_after(state, seat, p, legal)
         return self.choose_turn(state, seat, p, legal)
 
     # ----- plan hooks ----------------------------------------
@@ -97,6 +102,24 @@ class GreedyStrategy(Strategy):
     # ----- non-turn decisions ----------------------------------------
     def choose_town(self, state: Any, p: Any, legal: list) -> Action:
         return max(legal, key=lambda a: (town_tile_value(state, p, a.args[0], self.w), a.args))
+
+    def choose_river(self, state: Any, seat: int, legal: list) -> Action:
+        """Sea Dogs: towns across the river or not, whichever the valuation likes better (a town
+        now, or buildings kept loose for more towns later)."""
+        ctx = Context.of(state, seat, self.w)
+        scored = []
+        for a in legal:
+            c = state.clone()
+            c.apply(a)
+            # a tie keeps the buildings loose: they may yet help found another town
+            scored.append((valuation(c, seat, ctx), a == RIVER_CHOICE[1], a))
+        return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+    def settle(self, state: Any, seat: int) -> None:
+        """Answer a look-ahead state's river decision as this bot would, so the town it founds
+        (or the one it keeps for later) counts in the action's score."""
+        while state.pending and state.pending[0] == ("river", seat):
+            state.apply(self.choose_river(state, seat, RIVER_CHOICE))
 
     def choose_edge(self, state: Any, p: Any, legal: list) -> Action:
         houses = [a for a in legal if a.kind == "edge-house"]
@@ -152,6 +175,21 @@ class GreedyStrategy(Strategy):
             return Action("exchange", (k,))
         return Action("done")
 
+    def choose_after(self, state: Any, seat: int, p: Any, legal: list) -> Action:
+        """After the action: spend what the others' likely building next to us would push past
+        a full bowl III before our next chance to exchange (bowl I takes 2 per token)."""
+        room = 2 * p.p1 + p.p2
+        most = power_per_turn(state, seat, UNBOUNDED)  # each other player's best spot, once
+        # about half of that before our next turn; about all of it once we are out and the
+        # others go on acting until the round ends
+        overflow = (most if p.passed else most // 2) - room
+        if overflow <= 0:
+            return Action("done")
+        druid = Action("druid-vp")
+        if druid in legal:
+            return druid
+        return Action("exchange", (min(p.p3, (overflow + 1) // 2),))
+
     # ----- turns ----------------------------------------
     def candidates(self, state: Any, p: Any, legal: list) -> tuple[list[Action], dict]:
         """Turn actions, plus those that an exchange of charged power would pay for."""
@@ -184,6 +222,8 @@ class GreedyStrategy(Strategy):
             if a in extra:
                 c.apply(Action("exchange", (extra[a],)))
             c.apply(a)
+            if c.pending:
+                self.settle(c, seat)
             out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
         return out
 
@@ -208,4 +248,6 @@ class GreedyStrategy(Strategy):
         passes = [a for a in legal if a.kind == "pass"]
         if len(passes) == 1:
             return passes[0]
+        if state.round >= state.data.rounds:  # the last tile pays only the coins on it
+            return max(passes, key=lambda a: (state.supply[a.args[0]], a.args))
         return self.choose_tile(state, p, passes, state.round + 1)

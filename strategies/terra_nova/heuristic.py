@@ -2,8 +2,8 @@
 of charged power and the action it pays for count as one), a noisy greedy playout policy,
 playouts that stop at the round's end, and leaves valued by the scripted bots' valuation.
 
-Setup, town tiles, exchanges and free edge houses are left to greedy: searching them buys
-little.
+Setup, town tiles, the Sea Dogs' river links, exchanges (the one after an action too) and free
+edge houses are left to greedy: searching them buys little.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class TerraNovaHeuristic(Heuristic):
         self.policy.noise = noise
 
     def decide(self, state: Any, legal: list) -> Any | None:
-        if len(legal) == 1 or state.pending or state.stage != "actions":
+        if len(legal) == 1 or state.pending or state.stage != "actions" or state.window == 1:
             return self.guide.choose(state, legal)
         return None
 

@@ -15,11 +15,14 @@ Text forms (hexes by board name, e.g. "E5"; bridges by their two ends, e.g. "A5-
     upgrade E5          house -> trading post        palace E5 left|right     TP -> palace
     free-tp E5          Sea Dogs' right palace: free house -> trading post
     sail / bridge A5-C5 / pw-bridge3 A5-C5 / pw-bridge4 A5-C5 / pw-sail / pw-coins
-    exchange 3          3 power -> 3 money (free, before the action and at round end)
+    exchange 3          3 power -> 3 money (free: before the action, after it where that can
+                        matter, and at round end)
     druid-vp            Druids: 3 power -> 2 VP (free, at every exchange time)
     done                end an exchange decision
-    pass C / pass       drop out and take bonus tile C (no tile in the last round)
+    pass C              drop out and take bonus tile C (and its coins; in the last round too)
     town 3              choose town tile 3 for a town just founded
+    river-link / no-link    Sea Dogs: found (or expand) this action's towns across one river
+                        hex, or not
 """
 
 # terra-sim: compile
@@ -47,7 +50,7 @@ BASE_KINDS: dict[str, tuple[str, ...]] = {
     "upgrade": ("hex",), "palace": ("hex", "side"), "free-tp": ("hex",),
     "sail": (), "bridge": ("site",),
     "exchange": ("int",), "druid-vp": (), "done": (),
-    "pass": ("tile?",), "town": ("int",),
+    "pass": ("tile",), "town": ("int",), "river-link": (), "no-link": (),
 }
 SIDES = ("left", "right")
 
@@ -97,7 +100,7 @@ class ActionCodec:
             raise IllegalAction(f"unknown action {text!r}")
         kind, rest = words[0], words[1:]
         types = self.kinds[kind]
-        if len(rest) != len(types) and not (types == ("tile?",) and not rest):
+        if len(rest) != len(types):
             raise IllegalAction(f"{text!r}: {kind} takes {len(types)} argument(s)")
         args: list[int | str] = []
         for typ, word in zip(types, rest, strict=False):
@@ -117,5 +120,5 @@ class ActionCodec:
                         raise ValueError(word)
                     args.append(word)
             except (ValueError, KeyError):
-                raise IllegalAction(f"{text!r}: bad {typ.rstrip('?')} {word!r}") from None
+                raise IllegalAction(f"{text!r}: bad {typ} {word!r}") from None
         return Action(kind, tuple(args))

@@ -9,7 +9,7 @@ from terra_sim.games.terra_nova.data import load_data
 from terra_sim.games.terra_nova.state import CATEGORIES, TerraNovaState
 
 # Bump whenever a rules change alters games; every logged game records it.
-ENGINE_VERSION = "tn-1.0"
+ENGINE_VERSION = "tn-1.1"
 
 OPTIONS: dict[str, tuple[str, ...]] = {
     "variant": ("standard", "planner", "lucky-digger"),

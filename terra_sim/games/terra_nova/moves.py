@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 DONE = Action("done")
 EDGE_SKIP = Action("edge-skip")
+RIVER_CHOICE = [Action("river-link"), Action("no-link")]
+# More power than any seat holds: a bound that says "as much as anyone likes".
+UNBOUNDED = 1 << 20
 
 
 def legal_actions(s: "TerraNovaState") -> list[Action]:
@@ -22,6 +25,8 @@ def legal_actions(s: "TerraNovaState") -> list[Action]:
         if decision == "town":
             return [Action("town", (t,)) for t in sorted(s.data.town_tiles)
                     if t not in p.tiles_used]
+        if decision == "river":
+            return RIVER_CHOICE[:]
         free = s.data.map.edge & ~s.occupied
         acts = [Action("edge-house", (h,)) for h in bits(free)] if houses_left(s, p) else []
         return acts + [EDGE_SKIP]
@@ -40,6 +45,8 @@ def legal_actions(s: "TerraNovaState") -> list[Action]:
         return exchanges(p) + [DONE]
     if s.stage == "final-exchange":
         return druid_exchange(p) + [DONE]
+    if s.window == 1:
+        return exchanges(p) + [DONE]
     return turn_actions(s, p)
 
 
@@ -65,6 +72,91 @@ def druid_exchange(p: "Player") -> list[Action]:
     return [Action("druid-vp")] if ptv and p.p3 >= ptv[0] else []
 
 
+def can_exchange(p: "Player") -> bool:
+    ptv = p.eff.get("power_to_vp")
+    return p.p3 > 0 or bool(ptv and p.p3 >= ptv[0])
+
+
+def exchange_after_matters(s: "TerraNovaState", seat: int) -> bool:
+    """Whether an exchange right after seat's action, which charged seat's power, can differ
+    from the next chance to exchange (seat's next turn, or the round-end exchange once it has
+    dropped out).
+
+    Exchanging later is never worse (the power stays charged) unless power gained from others in
+    between overflows bowl III: so the engine offers the exchange after the action only while
+    others could give seat more power than bowls I and II can take.
+    """
+    p = s.players[seat]
+    if not can_exchange(p):
+        return False
+    room = 2 * p.p1 + p.p2
+    return power_to_come(s, seat, room) > room
+
+
+def power_to_come(s: "TerraNovaState", seat: int, limit: int) -> int:
+    """An upper bound on the power others' actions can give seat before its next chance to
+    exchange; counting stops once past `limit`."""
+    p = s.players[seat]
+    if p.passed:
+        # the others may act any number of times before the round-end exchange, their reach
+        # growing: any building of seat's with a neighbour they may yet build on can charge it
+        if not any(not q.passed for i, q in enumerate(s.players) if i != seat):
+            return 0
+        near = 0
+        for b in bits(p.buildings):
+            near |= s.adj[b]
+        near &= s.data.map.land & ~p.buildings & ~s.neutral
+        return UNBOUNDED if near or "others_house_power" in p.eff else 0
+    return power_per_turn(s, seat, limit)
+
+
+def power_per_turn(s: "TerraNovaState", seat: int, limit: int) -> int:
+    """An upper bound on the power seat gains while every other player still in the round takes
+    one action; counting stops once past `limit`.
+
+    An action places at most one building (two when the Fire Sprites' left palace brings its
+    free edge house): seat gains 1 per own building next to it, the Inventors 1 (2 with 2
+    players) per house. Others build in their reach, on their lake anywhere (Water Sprites'
+    palace) or on the edge (Fire Sprites'), and upgrade their own buildings. A bridge built
+    meanwhile joins the builder's hex to a free one, so it never adds a neighbour of seat's.
+    """
+    p = s.players[seat]
+    mine = p.buildings
+    adj = s.adj
+    m = s.data.map
+    near = 0
+    for b in bits(mine):
+        near |= adj[b]
+    near &= m.land & ~mine & ~s.neutral
+    per_house = p.eff["others_house_power"][s.n] if "others_house_power" in p.eff else 0
+    if not near and not per_house:
+        return 0
+    free = near & ~s.occupied
+    total = 0
+    for i, q in enumerate(s.players):
+        if i == seat or q.passed:
+            continue
+        targets = (free & s.reach(q)) | (near & q.houses)
+        if not (q.palace_left and q.palace_right):
+            targets |= near & q.tps
+        if q.eff.get("lake_house_special") and "lake-house" not in q.used:
+            targets |= sum(1 << h for h in bits(free) if s.terrain[h] == q.faction.home)
+        gain = most_next_to(adj, targets, mine)
+        if (not q.palace_left and q.tps and q.faction.left_palace.get("on_build_edge_house")):
+            gain += most_next_to(adj, free & m.edge, mine) + per_house
+        total += gain + (per_house if houses_left(s, q) else 0)
+        if total > limit:
+            break
+    return total
+
+
+def most_next_to(adj: list[int], targets: int, mine: int) -> int:
+    best = 0
+    for h in bits(targets):
+        best = max(best, (adj[h] & mine).bit_count())
+    return best
+
+
 def power_action_of(s: "TerraNovaState", kind: str) -> PowerAction:
     """The board power action behind a `pw-...` action kind."""
     return s.codec.power_of[kind]
@@ -72,10 +164,9 @@ def power_action_of(s: "TerraNovaState", kind: str) -> PowerAction:
 
 def turn_actions(s: "TerraNovaState", p: "Player") -> list[Action]:
     acts = exchanges(p)
-    if s.round < s.data.rounds:
-        acts += [Action("pass", (t,)) for t in sorted(s.supply)]
-    else:
-        acts.append(Action("pass"))
+    # Drop Out takes a new bonus tile (and its coins) in the last round too: only phase 3 is
+    # skipped then.
+    acts += [Action("pass", (t,)) for t in sorted(s.supply)]
     reach = s.reach(p) & ~s.occupied
     acts += habitable(s, p, reach, "", 0, s.data.costs["shovel"])
     acts += upgrades(s, p)

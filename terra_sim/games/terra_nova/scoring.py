@@ -55,19 +55,19 @@ def dropout_vp(s: "TerraNovaState", p: "Player") -> int:
     return vp
 
 
-def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str | None) -> None:
+def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str) -> None:
     from terra_sim.games.terra_nova.state import CAT
 
     s.pass_order.append(seat)  # the first to drop out starts the next round
     p.passed = True
     p.vp[CAT["dropout"]] += dropout_vp(s, p)
     if "dropout_settlement_power" in p.eff:
-        p.gain(p.eff["dropout_settlement_power"] * len(settlements(s, p)))
-    if tile is not None:
-        old = p.bonus
-        p.money += s.supply.pop(tile)
-        p.bonus = tile
-        s.supply[old] = 0
+        s.own_gain(p, p.eff["dropout_settlement_power"] * len(settlements(s, p)))
+    # The tile is swapped in the last round too: its coins count in the money scoring.
+    old = p.bonus
+    p.money += s.supply.pop(tile)
+    p.bonus = tile
+    s.supply[old] = 0
 
 
 def network_size(s: "TerraNovaState", p: "Player") -> int:

@@ -101,7 +101,7 @@ class TerraNovaState:
                  used_power: frozenset[str], pending: list[tuple[str, int]], stage: str,
                  queue: list[tuple[int, int]], order: list[int], turn: int, turn_done: bool,
                  pass_order: list[int], round_tiles: list[str], bonus_tiles: list[str],
-                 supply: dict[str, int], neutral_terrain: int):
+                 supply: dict[str, int], neutral_terrain: int, window: int):
         # Every field as an argument, like Player's: `start` sets up a game, `clone` copies one.
         self.data = data
         self.codec = codec
@@ -128,6 +128,10 @@ class TerraNovaState:
         self.bonus_tiles = bonus_tiles
         self.supply = supply  # bonus tiles nobody holds -> coins on them
         self.neutral_terrain = neutral_terrain
+        # The exchange right after the turn's action: 0 nothing to offer, 3 the action charged
+        # the actor's power (offer it if power can still go to waste), 1 open (the seat in turn
+        # decides), 2 over for this turn.
+        self.window = window
 
     @staticmethod
     def start(data: TerraNovaData, codec: ActionCodec, factions: list[str], seed: int,
@@ -143,7 +147,7 @@ class TerraNovaState:
             [Player.start(data.factions[f], data) for f in factions], list(data.terrain_of),
             m.neigh, [-1] * len(m.bridge_sites), 0, 0, 0, frozenset(), [], "setup-house", [],
             list(range(n)), 0, False, [], round_tiles, bonus_tiles,
-            {t: 0 for t in bonus_tiles}, -1)
+            {t: 0 for t in bonus_tiles}, -1, 0)
         if variant == "planner":
             used = {data.factions[f].color for f in factions}
             free_colors = sorted({fa.color: fa.home for fa in data.factions.values()
@@ -197,7 +201,7 @@ class TerraNovaState:
             self.neutral, self.occupied, self.round, self.used_power, self.pending[:],
             self.stage, self.queue[:], self.order[:], self.turn, self._turn_done,
             self.pass_order[:], self.round_tiles, self.bonus_tiles, dict(self.supply),
-            self.neutral_terrain)
+            self.neutral_terrain, self.window)
 
     def render(self) -> str:
         from terra_sim.games.terra_nova.render import render_state
@@ -258,6 +262,8 @@ class TerraNovaState:
             decision = self.pending.pop(0)[0]
             if decision == "town":
                 towns.take_tile(self, p, args[0])
+            elif decision == "river":
+                towns.resolve(self, seat, kind == "river-link")
             elif kind == "edge-house":
                 self._transform(p, args[0])
                 self._build_house(p, args[0], 0)
@@ -283,6 +289,15 @@ class TerraNovaState:
                 self._free_action(p, kind, args)
                 if not self._can_exchange(p, self.stage == "final-exchange"):
                     self.queue.pop(0)
+        elif self.window == 1:  # the exchange after the turn's action
+            if kind == "done":
+                self.window = 2
+            else:
+                self._free_action(p, kind, args)
+                if not moves.exchange_after_matters(self, seat):
+                    self.window = 2  # no more power can go to waste: the turn ends
+            if self.window == 1:
+                return
         elif kind in ("exchange", "druid-vp"):
             self._free_action(p, kind, args)
             return  # the turn goes on
@@ -310,7 +325,7 @@ class TerraNovaState:
         p.placed = []
         data = self.data
         if kind == "pass":
-            scoring.drop_out(self, seat, p, args[0] if args else None)
+            scoring.drop_out(self, seat, p, args[0])
             return
         if kind == "upgrade":
             h = args[0]
@@ -379,13 +394,24 @@ class TerraNovaState:
             p.money -= paid * self.data.costs["shovel"]
             used += need
             self._transform(p, h)
-        p.gain(p.eff.get("shovel_power", 0) * used)
+        self.own_gain(p, p.eff.get("shovel_power", 0) * used)
         self.round_event(p, "shovel", used)
         if house >= 0:
             self._build_house(p, house, self.data.costs["house"])
 
     def _transform(self, p: Player, h: int) -> None:
         self.terrain[h] = p.faction.home
+
+    def own_gain(self, p: Player, amount: int) -> None:
+        """Power the actor's own action (or its town tile, or its drop-out) gives it.
+
+        Only such a gain makes an exchange after the action differ from the same exchange before
+        it (exchanging and spending power commute), so only then is the later one offered.
+        """
+        if amount > 0:
+            p.gain(amount)
+            if self.stage == "actions":
+                self.window = 3
 
     def _others_gain(self, p: Player, h: int) -> None:
         """Power thanks to others: 1 per adjacent building of each other player."""
@@ -435,7 +461,7 @@ class TerraNovaState:
         self._upgraded(p, h)
         for _ in range(palace.get("on_build_sail", 0)):
             self.advance_sail(p)
-        p.gain(palace.get("on_build_power", 0))
+        self.own_gain(p, palace.get("on_build_power", 0))
         if palace.get("on_build_edge_house"):
             self.pending.append(("edge", seat))
 
@@ -485,8 +511,13 @@ class TerraNovaState:
                 return
 
     def _next_turn(self) -> None:
-        """After a turn action: the next seat in order that has not dropped out."""
+        """After a turn action (and the exchange after it, where that can matter): the next seat
+        in order that has not dropped out."""
         if self._turn_done:
+            if self.window == 3 and moves.exchange_after_matters(self, self.order[self.turn]):
+                self.window = 1
+                return
+            self.window = 0
             self._turn_done = False
             for _ in range(self.n):
                 self.turn = (self.turn + 1) % self.n
@@ -538,6 +569,7 @@ class TerraNovaState:
         self.pass_order = []
 
     def _end_actions(self) -> None:
+        self.window = 0
         if self.turn_order == "dropout":
             self.order = self.pass_order[:]
         else:
