@@ -4,6 +4,7 @@ import random
 from typing import Any
 
 from terra_sim.core.errors import UserError
+from terra_sim.core.factions import check_factions, draw_factions, group_factions
 from terra_sim.games.terra_mystica.actions import ActionCodec
 from terra_sim.games.terra_mystica.data import load_data
 from terra_sim.games.terra_mystica.state import CATEGORIES, TerraMysticaState
@@ -53,28 +54,18 @@ class TerraMystica:
 
     def exclusive_groups(self) -> list[set[str]]:
         """Factions that never share a game: those with the same home terrain."""
-        groups: dict[int, set[str]] = {}
-        for f in self.data.factions.values():
-            groups.setdefault(f.home, set()).add(f.slug)
-        return list(groups.values())
+        return group_factions(self.data.factions, self._home)
 
     def random_factions(self, n_players: int, rng: random.Random) -> list[str]:
-        groups = [sorted(g) for g in self.exclusive_groups()]
-        return [rng.choice(g) for g in rng.sample(groups, n_players)]
+        return draw_factions(self.exclusive_groups(), n_players, rng)
 
-    def check_factions(self, factions: list[str]) -> None:
-        for f in factions:
-            if f not in self.data.factions:
-                raise UserError(f"unknown faction {f!r} for terra-mystica "
-                                f"(valid: {', '.join(self.data.factions)})")
-        if len(factions) not in self.player_counts:
-            raise UserError(f"terra-mystica plays with 2-5 players, not {len(factions)}")
-        homes = [self.data.factions[f].home for f in factions]
-        for h in set(homes):
-            if homes.count(h) > 1:
-                same = [f for f in factions if self.data.factions[f].home == h]
-                raise UserError(f"{' and '.join(same)} share the {self.data.wheel[h]} home "
-                                f"terrain and cannot both play")
+    def check_factions(self, chosen: list[str]) -> None:
+        check_factions(self.slug, chosen, self.data.factions, self.player_counts, self._home,
+                       lambda same, h: f"{' and '.join(same)} share the {h} home terrain and "
+                                       f"cannot both play")
+
+    def _home(self, faction: str) -> str:
+        return self.data.wheel[self.data.factions[faction].home]
 
     def option_names(self) -> dict[str, tuple[str, ...]]:
         return OPTIONS

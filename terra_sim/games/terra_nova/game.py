@@ -4,6 +4,7 @@ import random
 from typing import Any
 
 from terra_sim.core.errors import UserError
+from terra_sim.core.factions import check_factions, draw_factions, group_factions
 from terra_sim.games.terra_nova.actions import ActionCodec
 from terra_sim.games.terra_nova.data import load_data
 from terra_sim.games.terra_nova.state import CATEGORIES, TerraNovaState
@@ -41,27 +42,18 @@ class TerraNova:
 
     def exclusive_groups(self) -> list[set[str]]:
         """Factions that never share a game: the two sides of one mat (same colour)."""
-        groups: dict[str, set[str]] = {}
-        for f in self.data.factions.values():
-            groups.setdefault(f.color, set()).add(f.slug)
-        return list(groups.values())
+        return group_factions(self.data.factions, self._colour)
 
     def random_factions(self, n_players: int, rng: random.Random) -> list[str]:
-        groups = [sorted(g) for g in self.exclusive_groups()]
-        return [rng.choice(g) for g in rng.sample(groups, n_players)]
+        return draw_factions(self.exclusive_groups(), n_players, rng)
 
-    def check_factions(self, factions: list[str]) -> None:
-        for f in factions:
-            if f not in self.data.factions:
-                raise UserError(f"unknown faction {f!r} for terra-nova "
-                                f"(valid: {', '.join(self.data.factions)})")
-        if len(factions) not in self.player_counts:
-            raise UserError(f"terra-nova plays with 2-4 players, not {len(factions)}")
-        colors = [self.data.factions[f].color for f in factions]
-        for c in set(colors):
-            if colors.count(c) > 1:
-                same = [f for f in factions if self.data.factions[f].color == c]
-                raise UserError(f"{' and '.join(same)} share the {c} mat and cannot both play")
+    def check_factions(self, chosen: list[str]) -> None:
+        check_factions(self.slug, chosen, self.data.factions, self.player_counts, self._colour,
+                       lambda same, c: f"{' and '.join(same)} share the {c} mat and cannot "
+                                       f"both play")
+
+    def _colour(self, faction: str) -> str:
+        return self.data.factions[faction].color
 
     def option_names(self) -> dict[str, tuple[str, ...]]:
         return OPTIONS
