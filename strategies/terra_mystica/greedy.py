@@ -10,9 +10,8 @@ and a few plan-specific biases.
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any
 
-from strategies.base import Strategy
 from strategies.terra_mystica import prefilter
 from strategies.terra_mystica.funding import action_cost, funded_actions, plan_funding, potential
 from strategies.terra_mystica.valuation import (
@@ -25,6 +24,7 @@ from strategies.terra_mystica.valuation import (
     town_tile_value,
     valuation,
 )
+from strategies.weighted import WeightedStrategy
 from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_mystica import moves
 from terra_sim.games.terra_mystica.actions import Action
@@ -35,38 +35,16 @@ DONE = Action("done")
 FREE_KINDS = ("burn", "convert", "connect", "done")
 
 
-class GreedyStrategy(Strategy):
+class GreedyStrategy(WeightedStrategy):
     name = "greedy"
     description = ("One-ply look-ahead: prunes the main actions (with the conversions that would "
                    "pay for them) by a cheap estimate, then scores the resulting states (VP, "
                    "resources, income by rounds left, network, cults, towns, abilities).")
-    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}}
     games = ("terra-mystica",)
-    plan_weights: ClassVar[dict[str, float]] = {}  # a plan's departures from DEFAULT_WEIGHTS
-
-    def __init_subclass__(cls, **kwargs: Any):
-        super().__init_subclass__(**kwargs)
-        # `terra-sim list strategies` shows a plan's weights as its default `weights`
-        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights)}
+    default_weights = DEFAULT_WEIGHTS
 
     def __init__(self, rng: random.Random, **params: Any):
-        # Weight names may be given directly (`coin = 0.5`) as well as inside `weights`.
-        direct = {k: params.pop(k) for k in list(params) if k in DEFAULT_WEIGHTS}
         super().__init__(rng, **params)
-        given = {**dict(self.p.get("weights") or {}), **direct}
-        unknown = set(given) - set(DEFAULT_WEIGHTS)
-        if unknown:
-            raise ValueError(f"{self.name}: unknown weights {sorted(unknown)} "
-                             f"(valid: {', '.join(DEFAULT_WEIGHTS)})")
-        for k, v in given.items():
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                raise ValueError(f"{self.name}: weight {k} must be a number, got {v!r}")
-        top_k = self.p["top_k"]
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
-        self.noise = 0.0  # random jitter on look-ahead scores; the search's playouts set it
-        self.w: dict[str, float] = {**DEFAULT_WEIGHTS, **self.plan_weights,
-                                    **{k: float(v) for k, v in given.items()}}
         # The rest of a turn already decided: conversions still to issue, then their action.
         self.queued: list[Action] = []
         self.queued_for: tuple = ()

@@ -7,10 +7,8 @@ Dogs' river links, power exchanges, free edge houses) lives here once.
 
 from __future__ import annotations
 
-import random
-from typing import Any, ClassVar
+from typing import Any
 
-from strategies.base import Strategy
 from strategies.terra_nova import prefilter
 from strategies.terra_nova.valuation import (
     DEFAULT_WEIGHTS,
@@ -23,6 +21,7 @@ from strategies.terra_nova.valuation import (
     town_tile_value,
     valuation,
 )
+from strategies.weighted import WeightedStrategy
 from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import RIVER_CHOICE, UNBOUNDED, power_per_turn
@@ -31,37 +30,12 @@ from terra_sim.games.terra_nova.scoring import mat_income
 FREE_KINDS = ("pass", "exchange", "druid-vp")
 
 
-class GreedyStrategy(Strategy):
+class GreedyStrategy(WeightedStrategy):
     name = "greedy"
     description = ("One-ply look-ahead: prunes the legal actions with a cheap estimate, then "
                    "scores the resulting states (VP, money, power, income by rounds left).")
-    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}}
     games = ("terra-nova",)
-    plan_weights: ClassVar[dict[str, float]] = {}  # a plan's departures from DEFAULT_WEIGHTS
-
-    def __init_subclass__(cls, **kwargs: Any):
-        super().__init_subclass__(**kwargs)
-        # `terra-sim list strategies` shows a plan's weights as its default `weights`
-        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights)}
-
-    def __init__(self, rng: random.Random, **params: Any):
-        # Weight names may be given directly (`money = 0.5`) as well as inside `weights`.
-        direct = {k: params.pop(k) for k in list(params) if k in DEFAULT_WEIGHTS}
-        super().__init__(rng, **params)
-        given = {**dict(self.p.get("weights") or {}), **direct}
-        unknown = set(given) - set(DEFAULT_WEIGHTS)
-        if unknown:
-            raise ValueError(f"{self.name}: unknown weights {sorted(unknown)} "
-                             f"(valid: {', '.join(DEFAULT_WEIGHTS)})")
-        for k, v in given.items():
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                raise ValueError(f"{self.name}: weight {k} must be a number, got {v!r}")
-        top_k = self.p["top_k"]
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
-        self.noise = 0.0  # random jitter on look-ahead scores; the search's rollouts set it
-        self.w: dict[str, float] = {**DEFAULT_WEIGHTS, **self.plan_weights,
-                                    **{k: float(v) for k, v in given.items()}}
+    default_weights = DEFAULT_WEIGHTS
 
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:

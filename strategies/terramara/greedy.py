@@ -9,10 +9,8 @@ the turn. The plans in plans.py are this bot with other weights and a few plan b
 
 from __future__ import annotations
 
-import random
-from typing import Any, ClassVar
+from typing import Any
 
-from strategies.base import Strategy
 from strategies.terramara import prefilter
 from strategies.terramara.valuation import (
     DEFAULT_WEIGHTS,
@@ -23,6 +21,7 @@ from strategies.terramara.valuation import (
     road_value,
     valuation,
 )
+from strategies.weighted import WeightedStrategy
 from terra_sim.games.terramara.actions import Action
 from terra_sim.games.terramara.artifacts import craft_options, payment, reachable
 from terra_sim.games.terramara.data import RAW, REFINED
@@ -37,39 +36,14 @@ STOP = Action("stop")
 MAX_SETTLE = 200  # a safety net for resolving a look-ahead's queued choices
 
 
-class GreedyStrategy(Strategy):
+class GreedyStrategy(WeightedStrategy):
     name = "greedy"
     description = ("One-ply look-ahead: prunes the clan members to send by a cheap estimate, "
                    "plays each of the best with the turn's choices and Artifact, and scores "
                    "the result (VP, resources, Workers, Explorers, Military, River, Road, "
                    "Flags, Artifacts, Character side).")
-    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}}
     games = ("terramara",)
-    plan_weights: ClassVar[dict[str, float]] = {}  # a plan's departures from DEFAULT_WEIGHTS
-
-    def __init_subclass__(cls, **kwargs: Any):
-        super().__init_subclass__(**kwargs)
-        # `terra-sim list strategies` shows a plan's weights as its default `weights`
-        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights)}
-
-    def __init__(self, rng: random.Random, **params: Any):
-        # Weight names may be given directly (`raw = 0.5`) as well as inside `weights`.
-        direct = {k: params.pop(k) for k in list(params) if k in DEFAULT_WEIGHTS}
-        super().__init__(rng, **params)
-        given = {**dict(self.p.get("weights") or {}), **direct}
-        unknown = set(given) - set(DEFAULT_WEIGHTS)
-        if unknown:
-            raise ValueError(f"{self.name}: unknown weights {sorted(unknown)} "
-                             f"(valid: {', '.join(DEFAULT_WEIGHTS)})")
-        for k, v in given.items():
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                raise ValueError(f"{self.name}: weight {k} must be a number, got {v!r}")
-        top_k = self.p["top_k"]
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
-        self.noise = 0.0  # random jitter on look-ahead scores; the search's playouts set it
-        self.w: dict[str, float] = {**DEFAULT_WEIGHTS, **self.plan_weights,
-                                    **{k: float(v) for k, v in given.items()}}
+    default_weights = DEFAULT_WEIGHTS
 
     # ----- plan hooks ----------------------------------------
     def bias(self, state: TerramaraState, p: Player, piece: int, i: int) -> float:
