@@ -1,21 +1,20 @@
-"""The recorded action logs of seeded Terra Mystica games: a change that is not meant to change
-games (a move, a refactor, speed work, the compiled build) must leave every one of them
-byte-identical.
+"""The seeded Terra Mystica games whose action logs are recorded (tests/action_logs.py says why).
 
-`python tests/tm_action_logs.py` re-records tests/fixtures/tm_action_logs.json. Do that only in a
-commit that means to change games, and say which games changed and why.
+`python tests/tm_action_logs.py` re-records tests/fixtures/tm_action_logs.json, only in a commit
+that means to change games.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
+import action_logs
+
 HERE = Path(__file__).resolve().parent
+GAME = "terra-mystica"
 FIXTURE = HERE / "fixtures" / "tm_action_logs.json"
 SCRIPTED = ["greedy", "expander", "cult-runner", "town-builder", "power-player", "round-scorer"]
 TINY_SEARCH = ["mcts", {"simulations": 6, "candidates": 3}]
@@ -49,22 +48,9 @@ def specs() -> list[dict[str, Any]]:
 
 
 def digest(spec: dict[str, Any]) -> dict[str, Any]:
-    from terra_sim import play_game
-
-    strategies = [tuple(s) if isinstance(s, list) else s for s in spec["strategies"]]
-    rec = play_game("terra-mystica", spec["factions"], strategies, spec["seed"],
-                    **spec["options"])
-    text = "\n".join(rec.actions).encode()
-    return {**spec, "actions": len(rec.actions), "sha256": hashlib.sha256(text).hexdigest(),
-            "final_vp": rec.final_vp}
-
-
-def main() -> None:
-    records = [digest(s) for s in specs()]
-    FIXTURE.write_text(json.dumps(records, indent=1) + "\n")
-    print(f"recorded {len(records)} games to {FIXTURE}", file=sys.stderr)
+    return action_logs.digest(GAME, spec)
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(HERE.parent))
-    main()
+    action_logs.record(GAME, specs(), FIXTURE)
