@@ -12,13 +12,11 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
 from collections import Counter, defaultdict
-from multiprocessing import Pool
 from typing import Any
 
-from strategies import make_strategy
+from strategies import bench, make_strategy
 from terra_sim import get_game
 from terra_sim.analysis.stats import wilson_interval
 from terra_sim.core.errors import IllegalAction
@@ -144,39 +142,16 @@ def play_counted(bots: list[Any], seed: int, factions: list[str] | None = None,
                          "leech_vp": p.vp[5], "network": p.vp[8]} for p in state.players]}
 
 
-def _job(job: tuple[Any, ...]) -> dict[str, Any]:
-    bots, seed, factions, players = job
-    return play_counted(list(bots), seed, factions, players)
-
-
 def run(jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str, Any]]:
-    if workers > 1:
-        with Pool(workers) as pool:
-            return pool.map(_job, jobs, chunksize=4)
-    return [_job(j) for j in jobs]
+    return bench.run(play_counted, jobs, workers)
 
 
 def versus_random(bot: str, games: int, seed: int, workers: int) -> tuple[float, int]:
-    jobs: list[tuple[Any, ...]] = [((bot, "random") if i % 2 == 0 else ("random", bot),
-                                    seed + i, None, 2) for i in range(games)]
-    wins = 0.0
-    for r in run(jobs, workers):
-        me = r["bots"].index(bot)
-        a, b = r["vp"][me], r["vp"][1 - me]
-        wins += 1.0 if a > b else 0.5 if a == b else 0.0
-    return wins, games
+    return bench.versus_random(play_counted, bot, games, seed, workers)
 
 
 def roster_jobs(games: int, seed: int) -> list[tuple[Any, ...]]:
-    """4-player games of the roster: every 4-bot combination in turn, rotated through the
-    seats; factions drawn per game by the game's own rule."""
-    combos = list(itertools.combinations(SCRIPTED, 4))
-    jobs: list[tuple[Any, ...]] = []
-    for i in range(games):
-        combo = combos[i % len(combos)]
-        rot = (i // len(combos)) % 4
-        jobs.append((combo[rot:] + combo[:rot], seed + i, None, 4))
-    return jobs
+    return bench.roster_jobs(SCRIPTED, games, seed)
 
 
 def main(argv: list[str] | None = None) -> None:
