@@ -144,13 +144,9 @@ def river_links(s: "TerraMysticaState", p: Player) -> list[int]:
     own = p.buildings
     out = []
     for r in bits(m.river & ~s.river_links[p.seat]):
-        if (m.neigh[r] & own).bit_count() >= 2:
-            probe = s.clone()
-            probe.river_links[p.seat] |= 1 << r
-            q = probe.players[p.seat]
-            probe.check_towns(q)
-            if len(probe.pending) > len(s.pending):
-                out.append(r)
+        if (m.neigh[r] & own).bit_count() >= 2 and s.towns_from(
+                p, s.river_links[p.seat] | 1 << r)[1]:
+            out.append(r)
     return out
 
 

@@ -661,9 +661,9 @@ class TerraMysticaState:
         self.check_towns(p)  # as the server does: the owner's towns only
 
     # ----- towns ------------------------------------------------------------------------------
-    def town_groups(self, p: Player) -> list[int]:
+    def town_groups(self, p: Player, links: int) -> list[int]:
+        """p's groups of buildings, adjacent, bridged or across the river hexes `links`."""
         adj = self.adj
-        links = self.river_links[p.seat]
         if links:
             adj = adj[:]
             for r in bits(links):
@@ -672,7 +672,9 @@ class TerraMysticaState:
                     adj[x] |= banks & ~(1 << x)
         return components(p.buildings, adj)
 
-    def check_towns(self, p: Player) -> None:
+    def towns_from(self, p: Player, links: int) -> tuple[int, list[int]]:
+        """With river links `links`: the buildings that join p's towns, and the groups that
+        would found new ones (changes nothing)."""
         rules = self.data.rules
         need = rules["town_power"]
         for t in p.favors:
@@ -680,15 +682,24 @@ class TerraMysticaState:
             if tp:
                 need = min(need, tp)
         values = rules["building_power"]
-        for g in self.town_groups(p):
+        joined = 0
+        founded = []
+        for g in self.town_groups(p, links):
             if g & p.town_mask:
-                p.town_mask |= g
+                joined |= g
                 continue
             power = sum(values[k] * (m & g).bit_count() for k, m in p.b.items())
             count = g.bit_count() + (rules["sa_town_buildings"] - 1) * (p.b["SA"] & g).bit_count()
             if power >= need and count >= rules["town_buildings"]:
-                p.town_mask |= g
-                self.pending.append(("town", p.seat))
+                founded.append(g)
+        return joined, founded
+
+    def check_towns(self, p: Player) -> None:
+        joined, founded = self.towns_from(p, self.river_links[p.seat])
+        p.town_mask |= joined
+        for g in founded:
+            p.town_mask |= g
+            self.pending.append(("town", p.seat))
 
     def take_town(self, p: Player, tile: str) -> None:
         t = self.data.tiles.town[tile]
