@@ -111,12 +111,11 @@ def play(g: Game, state: State, setup: dict, bots: Sequence[Strategy], *,
             token = guard.before(state) if check[seat] else None
             t = time.perf_counter()
             try:
-                if deadline is None:
-                    # The bot gets a copy of the list: what it returns is checked against ours.
-                    action = bots[seat].choose(state, list(legal))
-                else:
+                if deadline is not None:
                     deadline.arm()
-                    action = bots[seat].choose(state, list(legal))
+                # The bot gets a copy of the list: what it returns is checked against ours.
+                action = bots[seat].choose(state, list(legal))
+                if deadline is not None:
                     deadline.disarm()
             except DecisionTimeout:
                 deadline.disarm()  # type: ignore[union-attr]  # only raised with a deadline
