@@ -13,16 +13,28 @@ continents, bridge sites) is precomputed here once per map, so the engine only d
 # terra-sim: compile
 
 from collections.abc import Iterator, Sequence
+from typing import Final
 
 RIVER = "river"
 
 
+# Masks of a whole board pass 62 bits, where a compiled int becomes a heap object and every `&`
+# or `^` allocates; bits() walks them 62 bits at a time so the per-bit arithmetic stays native.
+CHUNK: Final = 62
+CHUNK_MASK: Final = (1 << CHUNK) - 1
+
+
 def bits(mask: int) -> Iterator[int]:
     """The hex ids in `mask`, lowest first."""
+    base = 0
     while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+        chunk = mask & CHUNK_MASK
+        while chunk:
+            low = chunk & -chunk
+            yield base + low.bit_length() - 1
+            chunk ^= low
+        mask >>= CHUNK
+        base += CHUNK
 
 
 def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None) -> list[int]:
