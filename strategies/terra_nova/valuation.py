@@ -194,7 +194,7 @@ class Context:
     """
 
     __slots__ = ("seat", "others_network", "fut", "w", "adj", "eff", "terrain", "networks",
-                 "steps", "reaches")
+                 "steps", "reaches", "worths")
 
     def __init__(self, seat: int, w: dict[str, float], fut: int, others_network: list[int]):
         self.seat = seat
@@ -207,6 +207,7 @@ class Context:
         self.networks: dict[tuple[int, int], int] = {}
         self.steps: dict[tuple[int, int, int, int, int], int] = {}
         self.reaches: dict[tuple[int, int, int], tuple[float, int]] = {}
+        self.worths: dict[tuple[tuple[int, ...], int, int, int, int, str], float] = {}
 
     def same_board(self, state: TerraNovaState, p: Player) -> bool:
         """Whether p (the deciding seat) still has the adjacency and abilities the memo holds."""
@@ -232,6 +233,15 @@ class Context:
         if steps is None:
             steps = self.steps[key] = town_steps(state, p)
         return steps
+
+    def town_worth(self, state: TerraNovaState, p: Player, same: bool) -> float:
+        if not same:
+            return town_worth(state, p, self.w)
+        key = (p.tiles_used, p.p1, p.p2, p.sail, state.round, state.stage)
+        worth = self.worths.get(key)
+        if worth is None:
+            worth = self.worths[key] = town_worth(state, p, self.w)
+        return worth
 
     def reach(self, state: TerraNovaState, p: Player, same: bool) -> tuple[float, int]:
         if not same or state.terrain != self.terrain:
@@ -261,7 +271,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     pending_towns = sum(1 for d, who in state.pending if d == "town" and who == seat)
     # The town weight scales a founded town as well as the progress towards one, so a group one
     # step from a town never holds more than founding it would bring.
-    worth = town_worth(state, p, w) * w["town"]
+    worth = ctx.town_worth(state, p, same) * w["town"]
     v += pending_towns * worth
     if not p.passed and state.round >= 1:
         v += dropout_vp(state, p)  # scored when p drops out this round: a building counts now
