@@ -254,3 +254,111 @@ def change_forest(diff: pl.DataFrame, col: str, path: Path, xlabel: str, title: 
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
+
+
+def vp_by_round(vr: pl.DataFrame, path: Path) -> Path:
+    """Each faction's VP against the average faction, round by round (the last point is the
+    final score), with 95% bands: when the edge arises."""
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    last = int(vr["round"].max())  # type: ignore[arg-type]
+    order = (vr.filter(pl.col("round") == last).sort("vs_average", descending=True)["faction"]
+             .to_list())
+    cmap = plt.get_cmap("tab20")
+    for i, f in enumerate(order):
+        d = vr.filter(pl.col("faction") == f).sort("round")
+        x = d["round"].to_numpy()
+        colour = cmap(i % 20)
+        ax.plot(x, d["vs_average"].to_numpy(), marker="o", ms=3, lw=1.6, color=colour, label=f)
+        lo, hi = d["lo"].to_numpy(), d["hi"].to_numpy()
+        ok = ~(np.isnan(lo.astype(float)) | np.isnan(hi.astype(float)))
+        ax.fill_between(x[ok], lo[ok], hi[ok], color=colour, alpha=0.12, lw=0)
+    ax.axhline(0, color="#888888", lw=1)
+    ticks = list(range(1, last + 1))
+    ax.set_xticks(ticks, [str(t) for t in ticks[:-1]] + ["final"])
+    ax.set_xlabel("end of round")
+    ax.set_ylabel("VP minus the average faction's [95%]")
+    ax.set_title("When the edge arises: VP by round against the average faction")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    return _save(fig, path)
+
+
+def action_mix(mix: pl.DataFrame, path: Path, kinds: int = 10) -> Path:
+    """Actions per game by kind (the most played kinds), factions down, as a heat table."""
+    top = (mix.group_by("kind").agg(pl.col("count").sum()).sort("count", descending=True)
+           ["kind"].head(kinds).to_list())
+    grid = (mix.filter(pl.col("kind").is_in(top))
+            .pivot(on="kind", index="faction", values="per_game").fill_null(0.0)
+            .sort("faction"))
+    cols = [k for k in top if k in grid.columns]
+    values = grid.select(cols).to_numpy()
+    fig, ax = plt.subplots(figsize=(1.0 * len(cols) + 3, _height(grid.height)))
+    im = ax.imshow(values, cmap="Blues", aspect="auto")
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=8,
+                color="white" if v > values.max() * 0.6 else "black")
+    ax.set_xticks(range(len(cols)), cols, rotation=35, ha="right")
+    ax.set_yticks(range(grid.height), grid["faction"].to_list())
+    ax.set_title("Action mix: actions per game by kind")
+    fig.colorbar(im, ax=ax, label="actions per game", shrink=0.8)
+    return _save(fig, path)
+
+
+def build_map(sites: pl.DataFrame, cells: dict[str, tuple[float, float]], path: Path) -> Path:
+    """Small multiples of the board, one per faction: each space shaded by the share of the
+    faction's builds that went there."""
+    factions = sites["faction"].unique().sort().to_list()
+    cols = min(4, max(1, len(factions)))
+    rows = -(-len(factions) // cols)
+    xs = np.array([p[0] for p in cells.values()])
+    ys = np.array([p[1] for p in cells.values()])
+    names = list(cells)
+    top = float(sites["share"].max() or 1.0)  # type: ignore[arg-type]
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.6 * rows + 0.6), squeeze=False)
+    for ax in axes.flat:
+        ax.set_axis_off()
+    for ax, f in zip(axes.flat, factions, strict=False):
+        share = dict(sites.filter(pl.col("faction") == f).select("site", "share").iter_rows())
+        v = np.array([share.get(n, 0.0) for n in names])
+        ax.scatter(xs, ys, c=v, cmap="YlOrRd", vmin=0, vmax=top, s=40, marker="h",
+                   edgecolors="#bbbbbb", linewidths=0.4)
+        ax.set_title(f, fontsize=10)
+        ax.set_aspect("equal")
+    fig.suptitle("Where each faction builds (share of its builds per space)",
+                 fontweight="bold")
+    sm = plt.cm.ScalarMappable(cmap="YlOrRd", norm=plt.Normalize(0, top))
+    fig.colorbar(sm, ax=axes.ravel().tolist(), label="share of the faction's builds",
+                 shrink=0.6)
+    try:
+        with writing(path):
+            fig.savefig(path, dpi=DPI)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def vp_sources(src: pl.DataFrame, path: Path) -> Path:
+    """VP by source against the average faction, with 95% intervals: one panel per source."""
+    cats = src["category"].unique().sort().to_list()
+    factions = src["faction"].unique().sort(descending=True).to_list()
+    fig, axes = plt.subplots(1, len(cats), figsize=(2.3 * len(cats) + 2,
+                                                    _height(len(factions))),
+                             sharey=True, squeeze=False)
+    y = np.arange(len(factions))
+    for ax, c in zip(axes[0], cats, strict=True):
+        d = {r["faction"]: r for r in src.filter(pl.col("category") == c).iter_rows(named=True)}
+        x = np.array([d[f]["vs_average"] if f in d else np.nan for f in factions], dtype=float)
+        lo = np.array([d[f]["lo"] if f in d and d[f]["lo"] is not None else np.nan
+                       for f in factions], dtype=float)
+        hi = np.array([d[f]["hi"] if f in d and d[f]["hi"] is not None else np.nan
+                       for f in factions], dtype=float)
+        colours = ["#1a9850" if lo_ > 0 else "#d73027" if hi_ < 0 else "#4d4d4d"
+                   for lo_, hi_ in zip(lo, hi, strict=True)]
+        ax.scatter(x, y, c=colours, s=18, zorder=3)
+        ok = ~np.isnan(lo)
+        _whiskers(ax, x[ok], y[ok], lo[ok], hi[ok], [c_ for c_, o in zip(colours, ok,
+                                                                       strict=True) if o])
+        ax.axvline(0, color="#888888", lw=1)
+        ax.set_title(c, fontsize=10)
+    axes[0][0].set_yticks(y, factions)
+    fig.suptitle("VP by source against the average faction [95%]", fontweight="bold")
+    return _save(fig, path)

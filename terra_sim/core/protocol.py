@@ -84,3 +84,7 @@ class Game(Protocol):
         """A short label of the options that change the rules, for the games table."""
 
     def new_state(self, factions: list[str], seed: int, **options: Any) -> State: ...
+
+    # Optional, for a game with a board of building spaces (the report's heat map):
+    # board_cells() -> dict[str, tuple[float, float]]: each space's name and plot position;
+    # build_site(action_text) -> str | None: the space an action builds on or upgrades.
