@@ -55,6 +55,16 @@ class Killer(Strategy):
                 os.kill(os.getpid(), signal.SIGKILL)
         return self.rng.choice(legal)
 '''
+BOOM = '''
+from strategies.base import Strategy
+
+
+class Boom(Strategy):
+    name = "boom"
+
+    def choose(self, state, legal):
+        raise RuntimeError("boom goes the bot")
+'''
 SLOW = '''
 import time
 from strategies.base import Strategy
@@ -225,6 +235,16 @@ def test_a_game_that_kills_its_worker_is_found_and_logged(tmp_path):
 
 
 # ---------------------------------------------------------------- as in local runs
+
+
+def test_failed_games_are_logged_as_in_a_local_run(tmp_path, scheduler):
+    path = tmp_path / "boom.py"
+    path.write_text(BOOM)
+    kw = {"games": 16, "players": 2, "design": "random", "strategies": f"random,{path}:Boom"}
+    result = run_tournament(out=tmp_path / "dask", executor=DaskExecutor(scheduler), **kw)
+    assert 0 < result.failed == result.errors.height < 16
+    assert result.errors["message"].str.contains("boom goes the bot").all()
+    assert_same(run_tournament(out=tmp_path / "local", workers=1, **kw), result)
 
 
 def test_a_decision_past_the_timeout_forfeits_on_a_dask_worker(tmp_path, scheduler):
