@@ -654,15 +654,15 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
     content_json = json.dumps(cfg.content(), sort_keys=True)
     tables = storage.schemas(manifest["categories"])
     bar.reset(total=len(todo))
+    if todo:
+        manifest["executors"].append(
+            (executor.describe() if executor else {"executor": "local"}) | {"started_at": _now()})
 
     t0 = time.perf_counter()
     main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if main else None
     try:
         if todo:
-            manifest["executors"].append(
-                (executor.describe() if executor else {"executor": "local"})
-                | {"started_at": _now()})
             _context(content_json)  # forked workers inherit the loaded game and plan
             if executor is None:
                 _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
