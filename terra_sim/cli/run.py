@@ -39,6 +39,16 @@ def _report(run_dir) -> None:
 @click.option("--seed", type=int, help="Master seed: the same seed gives the same games.")
 @click.option("--workers", type=int, help="Worker processes (default: all cores).")
 @click.option("--chunk-size", type=int, help="Games per worker task (default: automatic).")
+@click.option("--executor", type=click.Choice(["local", "dask"]),
+              help="Where the games are played: local worker processes (default), or Dask (a "
+                   "LocalCluster on this machine, or the cluster --scheduler names). Either "
+                   "plays the same games and can resume the other's run.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="A running Dask scheduler, tcp://HOST:PORT: play there (implies --executor "
+                   "dask; default $DASK_SCHEDULER_ADDRESS if set).")
+@click.option("--shared-dir", type=click.Path(file_okay=False),
+              help="With Dask: a folder the workers and this machine reach at the same path; "
+                   "workers write part files there instead of sending rows back.")
 @click.option("--out", help="Run folder (default runs/<game>-<timestamp>).")
 @click.option("--factions", help="Faction pool, comma-separated (default: all).")
 @click.option("--strategies", help="Strategy pool, comma-separated (default: the scripted bots).")
@@ -57,7 +67,8 @@ def _report(run_dir) -> None:
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
-        per_seat, design, resume, decision_timeout, force, no_actions, no_report) -> None:
+        per_seat, design, resume, decision_timeout, force, no_actions, no_report, executor,
+        scheduler, shared_dir) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
@@ -65,11 +76,14 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
     Ctrl-C (or SIGTERM) keeps every finished chunk; --resume DIR plays the missing games. A
     worker that dies is replaced and its games played again.
     """
+    from terra_sim.dask_executor import DaskExecutor
     from terra_sim.runner import RunInterrupted, run_tournament
 
+    on = DaskExecutor.from_options(executor, scheduler, shared_dir)
     try:
         result = run_tournament(
             config, resume=resume, progress=True, force=force, game=game, players=players,
+            executor=on,
             games=games, seed=seed, workers=workers, chunk_size=chunk_size, out=out,
             factions=factions, strategies=strategies, per_seat=per_seat, design=design,
             decision_timeout=decision_timeout, actions=False if no_actions else None)
