@@ -11,23 +11,19 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from terra_sim.analysis import plots, stats, tables
+from terra_sim.analysis import stats, tables
 from terra_sim.analysis.files import raise_if_damaged
-from terra_sim.analysis.report import (
+from terra_sim.analysis.render import (
     FORMATS,
-    ReportResult,
     Section,
-    _nan,
-    caveat_text,
     num_ci,
     parse_formats,
     pct_ci,
-    pp,
-    prepare_out,
+    pp_ci,
     pval,
-    save_csv,
     write_outputs,
 )
+from terra_sim.analysis.report import ReportResult, caveat_text, prepare_out, save_csv
 from terra_sim.core.errors import UserError
 
 _KEEP = ["games", "wins", "win_share", "win_lo", "win_hi", "expected_share", "margin_mean",
@@ -76,7 +72,7 @@ def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
             "games A / B": f"{n(r['games_a'])} / {n(r['games_b'])}",
             "win share A [95% Wilson]": pct_ci(r["win_share_a"], r["win_lo_a"], r["win_hi_a"]),
             "win share B [95% Wilson]": pct_ci(r["win_share_b"], r["win_lo_b"], r["win_hi_b"]),
-            "change [95% Newcombe]": _pp_ci(r["win_change"], r["win_change_lo"],
+            "change [95% Newcombe]": pp_ci(r["win_change"], r["win_change_lo"],
                                              r["win_change_hi"]),
             f"p ({cname})": pval(r["win_change_p_adjusted"]),
             "margin change [95% Welch]": num_ci(r["margin_change"], r["margin_change_lo"],
@@ -91,14 +87,6 @@ def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
     return pl.DataFrame(rows, schema={c: pl.Utf8 for c in cols})
 
 
-def _pp_ci(x, lo, hi) -> str:
-    if _nan(x):
-        return "n/a"
-    if _nan(lo) or _nan(hi):
-        return pp(x, signed=True)
-    return f"{100 * x:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-
-
 def _sig(r: dict) -> str:
     if r["win_change_p_adjusted"] is None and r["margin_change_p_adjusted"] is None:
         return "n/a"  # untested: in one run only, or pooled over different player counts
@@ -111,7 +99,7 @@ def _sig(r: dict) -> str:
 
 
 def _change_phrase(r: dict) -> str:
-    win = _pp_ci(r["win_change"], r["win_change_lo"], r["win_change_hi"])
+    win = pp_ci(r["win_change"], r["win_change_lo"], r["win_change_hi"])
     margin = num_ci(r["margin_change"], r["margin_change_lo"], r["margin_change_hi"],
                     signed=True)
     return f"{r['faction']}: {_sig(r)} (win share {win}, margin {margin} VP)"
@@ -164,12 +152,14 @@ def _runs_table(ra: tables.Run, rb: tables.Run, oa: dict, ob: dict) -> pl.DataFr
          str(rb.manifest.get("master_seed", "?"))),
         ("data set", f"{ra.manifest.get('data_set', '?')} ({ra.manifest.get('data_hash', '?')})",
          f"{rb.manifest.get('data_set', '?')} ({rb.manifest.get('data_hash', '?')})"),
-        ("what-if overrides", ov(ra.manifest), ov(rb.manifest)),
         ("versions", f"{ra.manifest.get('package_version', '?')} / "
                      f"{ra.manifest.get('engine_version', '?')}",
          f"{rb.manifest.get('package_version', '?')} / "
          f"{rb.manifest.get('engine_version', '?')}"),
     ]
+    if ov(ra.manifest) == ov(rb.manifest) != "none":
+        # Overrides that differ are listed once, under "What changed"; shared ones only here.
+        items.append(("what-if overrides (both)", ov(ra.manifest), ov(rb.manifest)))
     return pl.DataFrame({"": [i[0] for i in items], "run A": [i[1] for i in items],
                          "run B": [i[2] for i in items]})
 
@@ -217,6 +207,8 @@ def _player_counts(o: dict) -> str:
 
 def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
              fmts: tuple[str, ...], correction: str) -> ReportResult:
+    from terra_sim.analysis import plots  # matplotlib: only once a comparison is drawn
+
     ra, rb = tables.open_run(run_a), tables.open_run(run_b)
     ga, gb = ra.manifest.get("game"), rb.manifest.get("game")
     if ga and gb and ga != gb:

@@ -5,7 +5,8 @@ from pathlib import Path
 import click
 
 from terra_sim.analysis.compare import compare_runs
-from terra_sim.analysis.report import build_report, parse_formats
+from terra_sim.analysis.render import parse_formats
+from terra_sim.analysis.report import build_report
 
 # A str, not a Path: click makes Path("") the current folder, and an empty --out is refused.
 _out = click.option("--out", type=click.Path(file_okay=False), default=None,
