@@ -48,12 +48,26 @@ def test_run_writes_parquet_and_prints_the_summary(tmp_path):
 
 
 def test_default_run_with_report(tmp_path, monkeypatch):
+    import webbrowser
+
     monkeypatch.chdir(tmp_path)
-    result = invoke("run", "--games", 4, "--workers", 1)
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    result = invoke("run", "--games", 4, "--workers", 1, "--open")
     assert result.exit_code == 0, result.output
     runs = list((tmp_path / "runs").iterdir())
     assert len(runs) == 1 and runs[0].name.startswith("terra-nova-")
-    assert "report:" in result.output
+    assert "report: factions..." in result.stderr  # the report's stages as they run
+    # It ends on the answer: the verdicts, then the file to open, which --open opened.
+    page = Path("reports") / runs[0].name / "report.html"
+    out = result.stdout.rstrip().splitlines()
+    assert out[-1].endswith(f"open {page}") and (tmp_path / page).is_file()
+    verdict = next(i for i, line in enumerate(out) if line.startswith("Verdict: "))
+    assert out[verdict + 2].split() == ["faction", "verdict", "win-share", "edge",
+                                        "[95%", "Wilson]", "VP", "margin", "[95%", "t]",
+                                        "games"]
+    assert "This run finds an edge of" in result.stdout
+    assert opened == [(tmp_path / page).resolve().as_uri()]
     assert pl.read_parquet(runs[0] / "players" / "*.parquet")["n_players"].unique().to_list() == [4]
 
 

@@ -116,6 +116,7 @@ def test_cli_compare(runs, tmp_path):
     res = CliRunner().invoke(cli, ["compare", str(a), str(b), "--out", str(tmp_path / "c")])
     assert res.exit_code == 0, res.output
     assert "Comparison written to" in res.output
+    assert f"open {tmp_path / 'c' / 'report.html'}" in res.output
     assert (tmp_path / "c" / "report.html").is_file()
     bad = CliRunner().invoke(cli, ["compare", str(a), str(tmp_path / "nope")])
     assert bad.exit_code == 2 and "does not exist" in bad.output

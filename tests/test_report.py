@@ -207,6 +207,8 @@ def test_cli_report(run_dir, tmp_path):
                               "--format", "html"])
     assert res.exit_code == 0, res.output
     assert "Report written to" in res.output and "witches" in res.output
+    assert f"open {tmp_path / 'c' / 'report.html'}" in res.stdout  # the file to open, named
+    assert "report: factions..." in res.stderr  # the stages, as they run
     assert (tmp_path / "c" / "report.html").is_file()
     assert not (tmp_path / "c" / "report.md").exists()
     bad = runner.invoke(cli, ["report", str(tmp_path / "missing")])
@@ -214,6 +216,24 @@ def test_cli_report(run_dir, tmp_path):
     assert "Traceback" not in bad.output
     bad = runner.invoke(cli, ["report", str(run_dir), "--format", "pdf"])
     assert bad.exit_code == 2 and "unknown report format" in bad.output
+
+
+def test_cli_report_open_and_quiet(run_dir, tmp_path, monkeypatch):
+    import webbrowser
+
+    from terra_sim.cli import cli
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    res = CliRunner().invoke(cli, ["report", str(run_dir), "--out", str(tmp_path / "o"),
+                                   "--open", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert opened == [(tmp_path / "o" / "report.html").resolve().as_uri()]
+    assert res.stderr == ""  # --quiet: no stages
+    assert res.stdout.splitlines()[-1].endswith(f"open {tmp_path / 'o' / 'report.html'}")
+    md_only = CliRunner().invoke(cli, ["report", str(run_dir), "--out", str(tmp_path / "m"),
+                                       "--format", "md", "-q"])
+    assert md_only.stdout.splitlines()[-1].endswith(f"open {tmp_path / 'm' / 'report.md'}")
 
 
 def test_cli_help_text():

@@ -5,6 +5,7 @@ import sys
 import click
 
 from terra_sim.cli.options import game_option
+from terra_sim.cli.report import open_option, show_file, stage_printer
 from terra_sim.config import DESIGNS
 from terra_sim.games import DEFAULT_GAME
 
@@ -25,10 +26,13 @@ def _echo_summary(result) -> None:
                    f"replay one with: terra-sim replay {result.run_dir} {first}")
 
 
-def _report(run_dir) -> None:
+def _report(run_dir, open_: bool) -> None:
+    """Build the report, then end on the answer: the verdicts and the file to open."""
     from terra_sim.analysis.report import build_report
 
-    click.echo(f"report: {build_report(run_dir).out_dir}")
+    result = build_report(run_dir, progress=stage_printer(False))
+    click.echo("\n" + result.headline)
+    show_file(result, open_)
 
 
 @click.command()
@@ -56,8 +60,10 @@ def _report(run_dir) -> None:
                    "since the run began (the manifest records it).")
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
+@open_option
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
-        per_seat, design, resume, decision_timeout, force, no_actions, no_report) -> None:
+        per_seat, design, resume, decision_timeout, force, no_actions, no_report,
+        open_) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
@@ -79,7 +85,7 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
         sys.exit(130)
     _echo_summary(result)
     if not no_report and result.manifest["config"]["report"]:
-        _report(result.run_dir)
+        _report(result.run_dir, open_)
     if result.failed:
         sys.exit(1)
 
