@@ -129,9 +129,9 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
     from terra_sim import bench as b
 
     if against:
-        def progress(side, r):
-            click.echo(f"  round {r + 1}/{rounds}, {side.label}: " + ", ".join(
-                f"{x.games_per_s:.1f} games/s with {x.workers}" for x in side.runs[-1]))
+        def progress(side, r, x):
+            click.echo(f"  round {r + 1}/{rounds}, {side.label}: {x.games_per_s:.1f} games/s "
+                       f"with {x.workers}")
 
         new, old = b.bench_against(against, rounds, game, players, games, strategies, workers,
                                    progress)
@@ -148,14 +148,16 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
         return
     from terra_sim import native
 
-    lines, memory = b.bench(game, players, games, strategies, workers)
     click.echo(f"build: {native.STATUS}")
     click.echo(f"{'workers':>7}{'games':>7}{'wall s':>8}{'games/s':>9}{'decisions/s':>13}"
                f"{'parquet':>9}{'overhead':>10}{'cpu':>6}")
-    for x in lines:
+
+    def show(x) -> None:  # each line as soon as it is measured
         click.echo(f"{x.workers:>7}{x.games:>7}{x.wall_s:>8.2f}{x.games_per_s:>9.1f}"
                    f"{x.decisions_per_s:>13.0f}{x.parquet_share:>9.1%}{x.overhead_share:>10.1%}"
                    f"{x.cpu_share:>6.0%}")
+
+    lines, memory = b.bench(game, players, games, strategies, workers, on_line=show)
     if len(lines) == 2:
         click.echo(f"speed-up with {lines[1].workers} workers: "
                    f"{lines[1].games_per_s / lines[0].games_per_s:.2f}x")
