@@ -487,10 +487,10 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
         pl.col("expected_share").map_elements(pct, return_dtype=pl.Utf8).alias("fair share"),
         pl.col("mdd").map_elements(_edge, return_dtype=pl.Utf8).alias("win-share edge"),
         pl.col("mdd_corrected").map_elements(_edge, return_dtype=pl.Utf8)
-        .alias("corrected"),
+        .alias(f"win-share edge at alpha/{k}"),
         pl.col("mdd_margin").map_elements(_vp, return_dtype=pl.Utf8).alias("margin edge"),
         pl.col("mdd_margin_corrected").map_elements(_vp, return_dtype=pl.Utf8)
-        .alias("corrected "),
+        .alias(f"margin edge at alpha/{k}"),
         pl.col("widest_faction").alias("widest interval"),
         pl.col("widest_half_width").map_elements(lambda x: "±" + pp(x), return_dtype=pl.Utf8)
         .alias("half-width"),
@@ -500,7 +500,7 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     sections.append(Section(
         "Power of the sample", text,
         [(f"Smallest edge detectable at {100 * tables.POWER:.0f}% power (alpha 0.05, and "
-          f"corrected: alpha 0.05/{k}); widest win-share interval [95% Wilson]", pw_disp)]))
+          f"alpha 0.05/{k}); widest win-share interval [95% Wilson]", pw_disp)]))
     sections.append(Section("Method", method_notes(cname)))
     sections.append(_run_details(run, ov))
     summary.append("Caveat: " + caveat_text(ov["strategies"]))
