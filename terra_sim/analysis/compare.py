@@ -11,19 +11,23 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from terra_sim.analysis import stats, tables
+from terra_sim.analysis import plots, stats, tables
 from terra_sim.analysis.files import raise_if_damaged
-from terra_sim.analysis.render import (
+from terra_sim.analysis.report import (
     FORMATS,
+    ReportResult,
     Section,
+    _nan,
+    caveat_text,
     num_ci,
     parse_formats,
     pct_ci,
-    pp_ci,
+    pp,
+    prepare_out,
     pval,
+    save_csv,
     write_outputs,
 )
-from terra_sim.analysis.report import ReportResult, caveat_text, prepare_out, save_csv
 from terra_sim.core.errors import UserError
 
 _KEEP = ["games", "wins", "win_share", "win_lo", "win_hi", "expected_share", "margin_mean",
@@ -72,7 +76,7 @@ def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
             "games A / B": f"{n(r['games_a'])} / {n(r['games_b'])}",
             "win share A [95% Wilson]": pct_ci(r["win_share_a"], r["win_lo_a"], r["win_hi_a"]),
             "win share B [95% Wilson]": pct_ci(r["win_share_b"], r["win_lo_b"], r["win_hi_b"]),
-            "change [95% Newcombe]": pp_ci(r["win_change"], r["win_change_lo"],
+            "change [95% Newcombe]": _pp_ci(r["win_change"], r["win_change_lo"],
                                              r["win_change_hi"]),
             f"p ({cname})": pval(r["win_change_p_adjusted"]),
             "margin change [95% Welch]": num_ci(r["margin_change"], r["margin_change_lo"],
@@ -87,6 +91,14 @@ def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
     return pl.DataFrame(rows, schema={c: pl.Utf8 for c in cols})
 
 
+def _pp_ci(x, lo, hi) -> str:
+    if _nan(x):
+        return "n/a"
+    if _nan(lo) or _nan(hi):
+        return pp(x, signed=True)
+    return f"{100 * x:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
 def _sig(r: dict) -> str:
     if r["win_change_p_adjusted"] is None and r["margin_change_p_adjusted"] is None:
         return "n/a"  # untested: in one run only, or pooled over different player counts
@@ -99,7 +111,7 @@ def _sig(r: dict) -> str:
 
 
 def _change_phrase(r: dict) -> str:
-    win = pp_ci(r["win_change"], r["win_change_lo"], r["win_change_hi"])
+    win = _pp_ci(r["win_change"], r["win_change_lo"], r["win_change_hi"])
     margin = num_ci(r["margin_change"], r["margin_change_lo"], r["margin_change_hi"],
                     signed=True)
     return f"{r['faction']}: {_sig(r)} (win share {win}, margin {margin} VP)"
@@ -207,8 +219,6 @@ def _player_counts(o: dict) -> str:
 
 def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
              fmts: tuple[str, ...], correction: str) -> ReportResult:
-    from terra_sim.analysis import plots  # matplotlib: only once a comparison is drawn
-
     ra, rb = tables.open_run(run_a), tables.open_run(run_b)
     ga, gb = ra.manifest.get("game"), rb.manifest.get("game")
     if ga and gb and ga != gb:

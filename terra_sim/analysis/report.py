@@ -12,7 +12,7 @@ import polars as pl
 
 from terra_sim.analysis import headline, stats, tables
 from terra_sim.analysis.files import raise_if_damaged, writing
-from terra_sim.analysis.render import (
+from terra_sim.analysis.render import (  # compare.py still imports these from here
     FORMATS,
     Section,
     _nan,
