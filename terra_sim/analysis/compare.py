@@ -174,12 +174,14 @@ def _runs_table(ra: tables.Run, rb: tables.Run, oa: dict, ob: dict) -> pl.DataFr
          str(rb.manifest.get("master_seed", "?"))),
         ("data set", f"{ra.manifest.get('data_set', '?')} ({ra.manifest.get('data_hash', '?')})",
          f"{rb.manifest.get('data_set', '?')} ({rb.manifest.get('data_hash', '?')})"),
-        ("what-if overrides", ov(ra.manifest), ov(rb.manifest)),
         ("versions", f"{ra.manifest.get('package_version', '?')} / "
                      f"{ra.manifest.get('engine_version', '?')}",
          f"{rb.manifest.get('package_version', '?')} / "
          f"{rb.manifest.get('engine_version', '?')}"),
     ]
+    if ov(ra.manifest) == ov(rb.manifest) != "none":
+        # Overrides that differ are listed once, under "What changed"; shared ones only here.
+        items.append(("what-if overrides (both)", ov(ra.manifest), ov(rb.manifest)))
     return pl.DataFrame({"": [i[0] for i in items], "run A": [i[1] for i in items],
                          "run B": [i[2] for i in items]})
 

@@ -5,6 +5,7 @@ import sys
 import click
 
 from terra_sim.cli.options import game_option
+from terra_sim.cli.report import open_option, show_file, stage_printer
 from terra_sim.config import DESIGNS
 from terra_sim.games import DEFAULT_GAME
 
@@ -25,10 +26,13 @@ def _echo_summary(result) -> None:
                    f"replay one with: terra-sim replay {result.run_dir} {first}")
 
 
-def _report(run_dir) -> None:
+def _report(run_dir, open_: bool) -> None:
+    """Build the report, then end on the answer: the verdicts and the file to open."""
     from terra_sim.analysis.report import build_report
 
-    click.echo(f"report: {build_report(run_dir).out_dir}")
+    result = build_report(run_dir, progress=stage_printer(False))
+    click.echo("\n" + result.headline)
+    show_file(result, open_)
 
 
 @click.command()
@@ -66,9 +70,10 @@ def _report(run_dir) -> None:
                    "since the run began (the manifest records it).")
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
+@open_option
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
         per_seat, design, resume, decision_timeout, force, no_actions, no_report, executor,
-        scheduler, shared_dir) -> None:
+        scheduler, shared_dir, open_) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
@@ -93,7 +98,7 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
         sys.exit(130)
     _echo_summary(result)
     if not no_report and result.manifest["config"]["report"]:
-        _report(result.run_dir)
+        _report(result.run_dir, open_)
     if result.failed:
         sys.exit(1)
 
@@ -137,9 +142,9 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
     from terra_sim import bench as b
 
     if against:
-        def progress(side, r):
-            click.echo(f"  round {r + 1}/{rounds}, {side.label}: " + ", ".join(
-                f"{x.games_per_s:.1f} games/s with {x.workers}" for x in side.runs[-1]))
+        def progress(side, r, x):
+            click.echo(f"  round {r + 1}/{rounds}, {side.label}: {x.games_per_s:.1f} games/s "
+                       f"with {x.workers}")
 
         new, old = b.bench_against(against, rounds, game, players, games, strategies, workers,
                                    progress)
@@ -156,14 +161,16 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
         return
     from terra_sim import native
 
-    lines, memory = b.bench(game, players, games, strategies, workers)
     click.echo(f"build: {native.STATUS}")
     click.echo(f"{'workers':>7}{'games':>7}{'wall s':>8}{'games/s':>9}{'decisions/s':>13}"
                f"{'parquet':>9}{'overhead':>10}{'cpu':>6}")
-    for x in lines:
+
+    def show(x) -> None:  # each line as soon as it is measured
         click.echo(f"{x.workers:>7}{x.games:>7}{x.wall_s:>8.2f}{x.games_per_s:>9.1f}"
                    f"{x.decisions_per_s:>13.0f}{x.parquet_share:>9.1%}{x.overhead_share:>10.1%}"
                    f"{x.cpu_share:>6.0%}")
+
+    lines, memory = b.bench(game, players, games, strategies, workers, on_line=show)
     if len(lines) == 2:
         click.echo(f"speed-up with {lines[1].workers} workers: "
                    f"{lines[1].games_per_s / lines[0].games_per_s:.2f}x")
