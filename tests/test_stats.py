@@ -233,3 +233,91 @@ def test_plackett_luce_flags_a_faction_that_never_loses():
     fit = stats.plackett_luce([(_design(factions, 3), ranks)], list("abc"), ["faction"] * 3)
     assert not fit.converged
     assert fit.theta[0] > stats.MAX_LOG_STRENGTH > -stats.MAX_LOG_STRENGTH > fit.theta[2]
+
+
+def _games_with_ties(rng, counts, factions=6, strategies=3, rounding=1.2):
+    """Random finishing orders per player count, faction and strategy effects, coarse scores so
+    that some places are tied; as dense designs and as parameter indices."""
+    f_eff, s_eff = rng.normal(0, 0.6, factions), rng.normal(0, 0.3, strategies)
+    k = factions + strategies
+    dense, indexed = [], []
+    for n, g in counts:
+        f = np.array([rng.permutation(factions)[:n] for _ in range(g)])
+        s = rng.integers(0, strategies, (g, n))
+        score = f_eff[f] + s_eff[s] + rng.gumbel(size=(g, n))
+        ranks = np.array([sps.rankdata(np.round(-row * rounding), method="average")
+                          for row in score])
+        x = np.zeros((g, n, k))
+        gi, si = np.indices((g, n))
+        x[gi, si, f] = 1.0
+        x[gi, si, factions + s] = 1.0
+        dense.append((x, ranks))
+        indexed.append((np.stack([f, s + factions], axis=2), ranks))
+    names = [f"f{i}" for i in range(factions)] + [f"s{i}" for i in range(strategies)]
+    return dense, indexed, names, ["faction"] * factions + ["strategy"] * strategies
+
+
+def test_plackett_luce_on_risk_sets_is_the_per_game_fit():
+    rng = np.random.default_rng(11)
+    dense, indexed, names, blocks = _games_with_ties(rng, [(4, 400), (3, 150), (2, 200)])
+    assert any((r % 1 != 0).any() for _, r in dense)  # ties, at several player counts
+    rs = stats.risk_sets(indexed, len(names))
+    assert rs.games == 750
+    # Fewer distinct risk sets than events: the point of the statistics.
+    assert sum(w.size for _, w in rs.sets) < sum(r.size for _, r in dense)
+    # Every player is one event: the event counts add up to the players.
+    assert sum(w.sum() for _, w in rs.sets) == sum(r.size for _, r in dense)
+    for theta in (np.zeros(len(names)), rng.normal(0, 1, len(names))):
+        ll, grad, info = stats._pl_parts(theta, dense)
+        ll2, grad2, info2 = stats._risk_parts(theta, rs)
+        assert ll2 == pytest.approx(ll, rel=1e-12)
+        assert grad2 == pytest.approx(grad, abs=1e-9)
+        assert info2 == pytest.approx(info, abs=1e-9)
+    per_game = stats.plackett_luce(dense, names, blocks)
+    fit = stats.plackett_luce(rs, names, blocks)
+    assert fit.converged and per_game.converged
+    assert fit.theta == pytest.approx(per_game.theta, abs=1e-10)
+    assert fit.se == pytest.approx(per_game.se, abs=1e-10)
+    assert fit.loglik == pytest.approx(per_game.loglik, rel=1e-12)
+    assert (fit.games, fit.iterations) == (per_game.games, per_game.iterations)
+
+
+def test_risk_sets_of_repeated_games_only_weigh_more(monkeypatch):
+    """The same games played 25 times over: the same distinct risk sets with 25 times the
+    weight, however the games are cut into steps, and the fit of all the games."""
+    rng = np.random.default_rng(3)
+    dense, indexed, names, blocks = _games_with_ties(rng, [(4, 40)])
+    once = stats.risk_sets(indexed, len(names))
+    (p, r), = indexed
+    many = [(np.tile(p, (25, 1, 1)), np.tile(r, (25, 1)))]
+    monkeypatch.setattr(stats, "RISK_GAMES", 7)  # many small steps, merged at the end
+    tiled = stats.risk_sets(many, len(names))
+    assert tiled.games == 1000
+    for (m1, w1), (m2, w2) in zip(once.sets, tiled.sets, strict=True):
+        assert np.array_equal(m1, m2) and w2 == pytest.approx(25 * w1)
+    monkeypatch.setattr(stats, "RISK_CHUNK", 5)  # the likelihood in small steps too
+    fit = stats.plackett_luce(tiled, names, blocks)
+    (x, _), = dense
+    per_game = stats.plackett_luce([(np.tile(x, (25, 1, 1)), many[0][1])], names, blocks)
+    assert fit.theta == pytest.approx(per_game.theta, abs=1e-10)
+    assert fit.se == pytest.approx(per_game.se, abs=1e-10)
+
+
+def test_risk_sets_with_one_parameter_per_player_match_bradley_terry():
+    # The two-player case of test_plackett_luce_two_players_is_bradley_terry, as statistics.
+    params = np.array([[[0], [1]]] * 40)
+    ranks = np.array([[1.0, 2.0]] * 30 + [[2.0, 1.0]] * 10)
+    fit = stats.plackett_luce(stats.risk_sets([(params, ranks)], 2), ["A", "B"], ["faction"] * 2)
+    assert fit.theta == pytest.approx([math.log(3) / 2, -math.log(3) / 2], abs=1e-8)
+    assert fit.se == pytest.approx([math.sqrt(1 / 30 + 1 / 10) / 2] * 2, abs=1e-8)
+
+
+def test_quantiles_from_counts_are_the_sample_quantiles():
+    rng = np.random.default_rng(8)
+    qs = (0.05, 0.25, 0.5, 0.75, 0.95)
+    for size in (1, 2, 7, 100, 1001):
+        sample = rng.integers(-3, 40, size)
+        values, counts = np.unique(sample, return_counts=True)
+        # exactly numpy's "linear" quantile, not merely close to it
+        assert stats.quantiles_from_counts(values, counts, qs) == list(np.quantile(sample, qs))
+    assert stats.quantiles_from_counts([], [], (0.5,)) == [None]
