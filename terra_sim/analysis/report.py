@@ -231,6 +231,15 @@ def method_notes(cname: str) -> list[str]:
         "that fills several seats of one game gets intervals that are somewhat too narrow.",
         "**Head to head** counts, for each pair of factions that met, the share of those games "
         "in which the row faction finished ahead (ties count half).",
+        "**How it is computed**: the run's players table is read once; every table is an "
+        "aggregate of it (one row per faction, seat, pair...), and every plot is drawn from "
+        "such a table. Head to head is counted seat pair by seat pair over all games at once. "
+        "Plackett-Luce is fitted on sufficient statistics, not game by game: each place is a "
+        "choice among the players of its game placed no better (its risk set), so the "
+        "likelihood depends on the games only through how often each faction and strategy "
+        "played and how many places were taken from each distinct risk set. Every complete "
+        "game counts (none is sampled): the estimates and standard errors are those of a "
+        "game-by-game fit, to floating-point rounding.",
     ]
 
 
