@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -73,3 +75,45 @@ def time_report(run_dir: str | Path, out: str | Path) -> tuple[float, float]:
     if done.returncode:
         raise UserError(f"the report failed on {run_dir}:\n{done.stderr.strip()[-2000:]}")
     return wall, int(done.stdout.strip().splitlines()[-1]) / 1024
+
+
+@dataclass
+class ReportLine:
+    games: int
+    parts: int  # part files per table
+    wall_s: float
+    peak_mib: float
+
+
+def measure_reports(src: str | Path, sizes: Iterable[int], work: str | Path,
+                    on_line: Callable[[ReportLine], None] | None = None) -> list[ReportLine]:
+    """For each size: tile `src` into a run of that many games under `work`, time its report,
+    and remove the run again. `on_line` hears each line as soon as it is measured."""
+    lines = []
+    for games in sizes:
+        run = tile_run(src, Path(work) / f"run-{games}", games)
+        try:
+            parts = len(list((run / "players").glob("*.parquet")))
+            wall, peak = time_report(run, Path(work) / f"report-{games}")
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
+            shutil.rmtree(Path(work) / f"report-{games}", ignore_errors=True)
+        lines.append(ReportLine(games, parts, wall, peak))
+        if on_line:
+            on_line(lines[-1])
+    return lines
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'20000,100000,1e6' -> [20000, 100000, 1000000]; UserError for anything else."""
+    sizes = []
+    for item in text.split(","):
+        item = item.strip().replace("_", "")
+        try:
+            value = float(item)
+        except ValueError:
+            raise UserError(f"--report-games: {item!r} is not a number of games") from None
+        if value < 1 or value != int(value):
+            raise UserError(f"--report-games: {item!r} is not a whole number of games")
+        sizes.append(int(value))
+    return sizes

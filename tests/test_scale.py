@@ -179,3 +179,50 @@ def test_each_plot_is_drawn_from_an_aggregate_table(run_dir, tmp_path, monkeypat
     # The report says how the numbers were computed, Plackett-Luce's method included.
     md = (tmp_path / "big-report" / "report.md").read_text()
     assert "read once" in md and "sufficient statistics" in md and "none is sampled" in md
+
+
+def test_tile_run_repeats_the_source_games(run_dir, tmp_path):
+    big = tile_run(run_dir, tmp_path / "tiled", 1000)
+    games = pl.read_parquet(big / "games" / "*.parquet")
+    assert sorted(games["game_id"].to_list()) == list(range(1000))
+    assert len(list((big / "players").glob("*.parquet"))) == 3  # a part per copy of 420
+    src, tiled = (tables.faction_table(tables.open_run(d)) for d in (run_dir, big))
+    # two whole copies and 160 games of a third: the first 160 games count three times
+    first = tables.faction_table(tables.open_run(tile_run(run_dir, tmp_path / "head", 160)))
+    expect = src.select("faction", pl.col("games") * 2).join(
+        first.select("faction", "games"), on="faction", how="left").fill_null(0)
+    assert tiled["games"].to_list() == (expect["games"] + expect["games_right"]).to_list()
+
+
+def test_bench_times_the_report_on_tiled_runs(run_dir, tmp_path):
+    from click.testing import CliRunner
+
+    from terra_sim.bench_report import measure_reports
+    from terra_sim.cli import cli
+
+    heard: list = []
+    lines = measure_reports(run_dir, [420, 1260], tmp_path, on_line=heard.append)
+    assert heard == lines and [(x.games, x.parts) for x in lines] == [(420, 1), (1260, 3)]
+    assert all(x.wall_s > 0 and x.peak_mib > 50 for x in lines)
+    assert list(tmp_path.iterdir()) == []  # the tiled runs and their reports are removed
+    res = CliRunner().invoke(cli, ["bench", "--report-games", "840", "--from", str(run_dir)])
+    assert res.exit_code == 0, res.output
+    out = res.output.splitlines()
+    assert "games" in out[1] and "wall s" in out[1] and "peak MiB" in out[1]
+    assert out[2].split()[:2] == ["840", "2"]
+    bad = CliRunner().invoke(cli, ["bench", "--report-games", "10,lots"])
+    assert bad.exit_code != 0 and "'lots' is not a number of games" in bad.output
+    bad = CliRunner().invoke(cli, ["bench", "--from", str(run_dir)])
+    assert bad.exit_code == 2 and "--report-games" in bad.output
+
+
+def test_bench_plays_a_run_to_tile_when_given_none():
+    from click.testing import CliRunner
+
+    from terra_sim.cli import cli
+
+    res = CliRunner().invoke(cli, ["bench", "--report-games", "9", "--games", "3",
+                                   "--strategies", "random", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "playing a 3-game run to tile" in res.output
+    assert res.output.splitlines()[-1].split()[:2] == ["9", "3"]

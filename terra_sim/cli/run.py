@@ -132,15 +132,30 @@ def replay(run_dir, game_id, step) -> None:
                    "as an install would compile it.")
 @click.option("--rounds", type=int, default=3, show_default=True,
               help="With --against: measurements of each side.")
-def bench(game, players, games, strategies, workers, against, rounds) -> None:
+@click.option("--report-games", metavar="N,N,...",
+              help="Instead of play: time `terra-sim report` (wall seconds, peak memory) on runs "
+                   "of these many games, e.g. 20000,100000,1000000, each made by tiling one "
+                   "real run (see --from).")
+@click.option("--from", "from_run", type=click.Path(file_okay=False, exists=True),
+              help="With --report-games: the run to tile (default: first play a run of "
+                   "--games games with --players, --strategies and --workers).")
+def bench(game, players, games, strategies, workers, against, rounds, report_games,
+          from_run) -> None:
     """Measure games/s and decisions/s, 1 worker vs all.
 
     Also shows the share of time spent writing Parquet and lost to inter-process overhead.
     With --against REV, this tree and REV take turns on the machine and the medians are
-    compared.
+    compared. With --report-games, measures the report instead.
     """
     from terra_sim import bench as b
 
+    if from_run and not report_games:
+        raise click.UsageError("--from names the run that --report-games tiles; give both")
+    if report_games:
+        if against:
+            raise click.UsageError("--report-games measures this tree only; drop --against")
+        _bench_reports(report_games, from_run, game, players, games, strategies, workers)
+        return
     if against:
         def progress(side, r, x):
             click.echo(f"  round {r + 1}/{rounds}, {side.label}: {x.games_per_s:.1f} games/s "
@@ -179,6 +194,31 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
                    "competing, so the figures understate this machine's speed")
     click.echo(f"peak memory: parent {memory['parent']:.0f} MiB, "
                f"largest worker {memory['worker']:.0f} MiB")
+
+
+def _bench_reports(sizes_text, from_run, game, players, games, strategies, workers) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from terra_sim import bench_report as br
+    from terra_sim.runner import run_tournament
+
+    sizes = br.parse_sizes(sizes_text)
+    with tempfile.TemporaryDirectory(prefix="terra-sim-bench-report-") as tmp:
+        src = Path(from_run) if from_run else None
+        if src is None:
+            click.echo(f"playing a {games}-game run to tile...")
+            src = run_tournament(game=game, players=players, games=games, strategies=strategies,
+                                 workers=workers, actions=False,
+                                 out=str(Path(tmp) / "source")).run_dir
+        click.echo(f"report on runs tiled from {src}, one part file per copy "
+                   "(wall time and peak memory of the report process)")
+        click.echo(f"{'games':>10}{'parts':>8}{'wall s':>9}{'peak MiB':>10}")
+
+        def show(x) -> None:  # each line as soon as it is measured
+            click.echo(f"{x.games:>10,}{x.parts:>8,}{x.wall_s:>9.1f}{x.peak_mib:>10.0f}")
+
+        br.measure_reports(src, sizes, tmp, on_line=show)
 
 
 COMMANDS = [run, replay, bench]
