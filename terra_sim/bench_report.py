@@ -19,10 +19,13 @@ from terra_sim import storage
 from terra_sim.core.errors import UserError
 
 
-def tile_run(src: str | Path, dest: str | Path, games: int, actions: bool = False) -> Path:
-    """Write a run of `games` games to `dest` by repeating `src`'s finished games, one part per
-    copy of the source (as a real run's chunks would be). The actions table is tiled too only
-    when `actions` is set (large runs are usually made with --no-actions)."""
+def tile_run(src: str | Path, dest: str | Path, games: int, actions: bool = False,
+             part_games: int | None = None) -> Path:
+    """Write a run of `games` games to `dest` by repeating `src`'s finished games, one chunk
+    per copy of the source (or per `part_games` games: a long real run's chunks hold a few
+    games each), every chunk with a part in every table as a real run's would have. The actions
+    table is tiled too only when `actions` is set (large runs are usually made with
+    --no-actions); otherwise its parts are empty."""
     src, dest = Path(src), Path(dest)
     manifest = json.loads((src / "manifest.json").read_text())
     tables = {t: pl.read_parquet(src / t / "*.parquet") for t in ("games", "players")
@@ -36,19 +39,28 @@ def tile_run(src: str | Path, dest: str | Path, games: int, actions: bool = Fals
     # number the source's games 0..n-1, so that copies never collide
     renumber = pl.DataFrame({"game_id": ids, "new_id": pl.int_range(0, n, eager=True)})
     tables = {t: df.join(renumber, on="game_id").drop("game_id").rename({"new_id": "game_id"})
-              .select(df.columns) for t, df in tables.items()}
+              .select(df.columns).sort("game_id") for t, df in tables.items()}
+    empty = {t: pl.DataFrame(schema=s) for t, s in (("actions", storage.ACTIONS_SCHEMA),
+                                                     ("errors", storage.ERRORS_SCHEMA))
+             if t not in tables}
     if dest.exists():
         shutil.rmtree(dest)
-    for t in (*tables, "errors"):
+    for t in storage.TABLES:
         (dest / t).mkdir(parents=True)
+    starts = {t: df["game_id"].search_sorted(pl.int_range(0, n + 1, eager=True), "left")
+              .to_list() for t, df in tables.items()}
+    step = part_games or n
     copies = -(-games // n)
     for k in range(copies):
-        first, last = k * n, min((k + 1) * n, games) - 1
-        name = storage.part_name(first, last)
-        for t, df in tables.items():
-            part = (df.filter(pl.col("game_id") <= last - k * n)
-                    .with_columns(pl.col("game_id") + k * n))
-            storage.write_atomic(part, dest / t / name)
+        for first in range(k * n, min((k + 1) * n, games), step):
+            last = min(first + step, (k + 1) * n, games) - 1
+            name = storage.part_name(first, last)
+            for t, df in tables.items():  # the rows of source games first-k*n..last-k*n
+                a, b = starts[t][first - k * n], starts[t][last - k * n + 1]
+                part = df.slice(a, b - a).with_columns(pl.col("game_id") + k * n)
+                storage.write_atomic(part, dest / t / name)
+            for t, df in empty.items():
+                storage.write_atomic(df, dest / t / name)
     manifest.update(games=games, tiled_from=str(src), tiled_copies=copies)
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return dest
