@@ -622,6 +622,7 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
                 force: bool, lock: storage.RunLock,
                 executor: "DaskExecutor | None" = None) -> RunResult:
     old = _open_run_dir(cfg, run_dir)
+    storage.finish_compaction(run_dir)  # one a killed run or `terra-sim compact` left unfinished
     manifest = _manifest(cfg, run_dir, old)
     if old is not None:
         changes = _code_changes(old, manifest)
@@ -684,16 +685,22 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
             signal.signal(signal.SIGTERM, old_term)
     bar.close()
     stats.wall_s = time.perf_counter() - t0
-    _finish(manifest, run_dir, t0, note)
+    _finish(manifest, run_dir, t0, note, compact=True)
     return RunResult(run_dir, storage.read_manifest(run_dir) or manifest, stats)
 
 
 def _finish(manifest: dict[str, Any], run_dir: Path, t0: float,
-            note: Callable[[str], None]) -> None:
+            note: Callable[[str], None], compact: bool = False) -> None:
     # A part damaged while this run wrote it (a full disk): never a finished run with it.
     for line in storage.set_aside_damaged(run_dir):
         note(line)
     storage.clean_partial(run_dir)
+    # A long run leaves tens of thousands of small chunks; reading each costs more than its
+    # rows, so the run merges them before it ends (its report then reads a few large parts).
+    if compact and len(list((run_dir / storage.COMMIT_TABLE).glob("*.parquet"))) \
+            > storage.COMPACT_AFTER:
+        before, after = storage.compact(run_dir, lock=False)
+        note(f"merged the run's {before:,} chunks into {after:,} (part files per table)")
     count = {t: storage.scan(run_dir, t, {"game_id": pl.Int64}).select(pl.len()).collect().item()
              for t in ("games", "errors")}
     manifest["finished_games"] = count["games"]

@@ -125,6 +125,8 @@ def open_run(run_dir: str | Path) -> Run:
         raise UserError(f"{mpath}: cannot read the manifest ({e})") from None
     if not isinstance(manifest, dict):
         raise UserError(f"{mpath}: the manifest is not a JSON object")
+    if storage.compacting(path):
+        _finish_compaction(path)
     check_footers(path)
     players = storage.scan(path, "players", PLAYER_SCHEMA)
     schema = players.collect_schema()
@@ -136,6 +138,16 @@ def open_run(run_dir: str | Path) -> Run:
     errs = storage.scan(path, "errors", {"game_id": pl.Int64})
     n_err = int(errs.select(pl.len()).collect().item())
     return Run(path, manifest, players, games, n_err, categories)
+
+
+def _finish_compaction(path: Path) -> None:
+    """Finish a compaction that was interrupted, when the run is free and writable; otherwise
+    reading the run says why it cannot be read yet."""
+    try:
+        with storage.RunLock(path):
+            storage.finish_compaction(path)
+    except (UserError, OSError):
+        pass
 
 
 def _named(df: pl.DataFrame, run: Run, by: list[str]) -> pl.DataFrame:

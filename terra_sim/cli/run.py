@@ -196,6 +196,36 @@ def bench(game, players, games, strategies, workers, against, rounds, report_gam
                f"largest worker {memory['worker']:.0f} MiB")
 
 
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
+@click.option("--games-per-part", type=int, default=None, metavar="N",
+              help="Games per merged part file [default: 20,000].")
+def compact(run_dir, games_per_part) -> None:
+    """Merge a run's many small part files into few large ones.
+
+    A long run writes a part file per chunk of games, tens of thousands of them, and reading
+    each costs more than its rows; merged, the run reads (and reports) much faster. The games
+    are unchanged. A run merges its own parts when it ends with more than 1,000 chunks; this
+    does it for older or interrupted runs, and finishes a compaction that was interrupted.
+    """
+    from pathlib import Path
+
+    from terra_sim import storage
+    from terra_sim.core.errors import UserError
+
+    if not (Path(run_dir) / "manifest.json").is_file():
+        raise UserError(f"{run_dir} is not a run directory (no manifest.json)")
+    if games_per_part is not None and games_per_part < 1:
+        raise UserError("--games-per-part must be at least 1")
+    before, after = storage.compact(
+        run_dir, games_per_part, progress=lambda i, n: click.echo(f"  merged group {i:,} of {n:,}",
+                                                        err=True))
+    if before == after:
+        click.echo(f"{run_dir}: {before:,} part files per table; nothing to merge")
+    else:
+        click.echo(f"{run_dir}: merged {before:,} part files per table into {after:,}")
+
+
 def _bench_reports(sizes_text, from_run, game, players, games, strategies, workers) -> None:
     import tempfile
     from pathlib import Path
@@ -221,4 +251,4 @@ def _bench_reports(sizes_text, from_run, game, players, games, strategies, worke
         br.measure_reports(src, sizes, tmp, on_line=show)
 
 
-COMMANDS = [run, replay, bench]
+COMMANDS = [run, replay, bench, compact]
