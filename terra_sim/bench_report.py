@@ -95,24 +95,39 @@ class ReportLine:
     parts: int  # part files per table
     wall_s: float
     peak_mib: float
+    compact_s: float | None = None  # the run was compacted first, in this many seconds
 
 
 def measure_reports(src: str | Path, sizes: Iterable[int], work: str | Path,
-                    on_line: Callable[[ReportLine], None] | None = None) -> list[ReportLine]:
-    """For each size: tile `src` into a run of that many games under `work`, time its report,
-    and remove the run again. `on_line` hears each line as soon as it is measured."""
+                    on_line: Callable[[ReportLine], None] | None = None,
+                    part_games: int | None = None) -> list[ReportLine]:
+    """For each size: tile `src` into a run of that many games under `work` (a part per copy,
+    or per `part_games` games), time its report, and remove the run again. With `part_games`,
+    the run is then compacted (`storage.compact`, timed) and its report timed again. `on_line`
+    hears each line as soon as it is measured."""
     lines = []
-    for games in sizes:
-        run = tile_run(src, Path(work) / f"run-{games}", games)
+
+    def measured(run: Path, games: int, compact_s: float | None = None) -> None:
+        out = Path(work) / f"report-{games}"
         try:
             parts = len(list((run / "players").glob("*.parquet")))
-            wall, peak = time_report(run, Path(work) / f"report-{games}")
+            wall, peak = time_report(run, out)
         finally:
-            shutil.rmtree(run, ignore_errors=True)
-            shutil.rmtree(Path(work) / f"report-{games}", ignore_errors=True)
-        lines.append(ReportLine(games, parts, wall, peak))
+            shutil.rmtree(out, ignore_errors=True)
+        lines.append(ReportLine(games, parts, wall, peak, compact_s))
         if on_line:
             on_line(lines[-1])
+
+    for games in sizes:
+        run = tile_run(src, Path(work) / f"run-{games}", games, part_games=part_games)
+        try:
+            measured(run, games)
+            if part_games:
+                t0 = time.perf_counter()
+                storage.compact(run)
+                measured(run, games, time.perf_counter() - t0)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
     return lines
 
 

@@ -216,6 +216,20 @@ def test_bench_times_the_report_on_tiled_runs(run_dir, tmp_path):
     assert bad.exit_code == 2 and "--report-games" in bad.output
 
 
+def test_bench_times_the_report_before_and_after_compaction(run_dir):
+    from click.testing import CliRunner
+
+    from terra_sim.cli import cli
+
+    res = CliRunner().invoke(cli, ["bench", "--report-games", "420", "--part-games", "20",
+                                   "--from", str(run_dir)])
+    assert res.exit_code == 0, res.output
+    out = res.output.splitlines()
+    assert "chunks of 20 games" in out[0]
+    assert out[2].split()[:2] == ["420", "21"] and "compact" not in out[2]
+    assert out[3].split()[:2] == ["420", "1"] and "after compact (" in out[3]
+
+
 def test_bench_plays_a_run_to_tile_when_given_none():
     from click.testing import CliRunner
 

@@ -61,6 +61,7 @@ class Run:
     games: pl.LazyFrame
     errors: int
     categories: list[str] = field(default_factory=list)  # scoring categories, without "vp_"
+    _schema: pl.Schema | None = field(default=None, repr=False)
     _frame: pl.DataFrame | None = field(default=None, repr=False)
     _finishes: Finishes | None = field(default=None, repr=False)
 
@@ -71,7 +72,9 @@ class Run:
     @property
     def schema(self) -> pl.Schema:
         """The players table's columns and types as stored in the parts."""
-        return self.parts.collect_schema()
+        if self._schema is None:
+            self._schema = self.parts.collect_schema()
+        return self._schema
 
     @property
     def frame(self) -> pl.DataFrame:
@@ -398,7 +401,7 @@ def score_distribution(run: Run, by: str = "faction") -> pl.DataFrame:
                      **{f"q{int(q * 100):02d}": x for q, x in zip(
                          QUANTILES, stats.quantiles_from_counts(v, n, QUANTILES), strict=True)}})
     schema: dict[str, Any] = {by: hist.schema[by], "games": pl.UInt32, "mean": pl.Float64,
-              **{f"q{int(q * 100):02d}": pl.Float64 for q in QUANTILES}}
+                              **{f"q{int(q * 100):02d}": pl.Float64 for q in QUANTILES}}
     return _named(pl.DataFrame(rows, schema=schema), run, [by])
 
 

@@ -139,8 +139,12 @@ def replay(run_dir, game_id, step) -> None:
 @click.option("--from", "from_run", type=click.Path(file_okay=False, exists=True),
               help="With --report-games: the run to tile (default: first play a run of "
                    "--games games with --players, --strategies and --workers).")
+@click.option("--part-games", type=int, metavar="N",
+              help="With --report-games: write the tiled runs in chunks of N games, as a long "
+                   "real run does (default: one chunk per copy), and time the report again "
+                   "after `terra-sim compact`.")
 def bench(game, players, games, strategies, workers, against, rounds, report_games,
-          from_run) -> None:
+          from_run, part_games) -> None:
     """Measure games/s and decisions/s, 1 worker vs all.
 
     Also shows the share of time spent writing Parquet and lost to inter-process overhead.
@@ -149,12 +153,16 @@ def bench(game, players, games, strategies, workers, against, rounds, report_gam
     """
     from terra_sim import bench as b
 
-    if from_run and not report_games:
-        raise click.UsageError("--from names the run that --report-games tiles; give both")
+    if (from_run or part_games) and not report_games:
+        raise click.UsageError("--from and --part-games shape the runs that --report-games "
+                               "measures; give --report-games too")
     if report_games:
         if against:
             raise click.UsageError("--report-games measures this tree only; drop --against")
-        _bench_reports(report_games, from_run, game, players, games, strategies, workers)
+        if part_games is not None and part_games < 1:
+            raise click.UsageError("--part-games must be at least 1")
+        _bench_reports(report_games, from_run, part_games, game, players, games, strategies,
+                       workers)
         return
     if against:
         def progress(side, r, x):
@@ -226,7 +234,8 @@ def compact(run_dir, games_per_part) -> None:
         click.echo(f"{run_dir}: merged {before:,} part files per table into {after:,}")
 
 
-def _bench_reports(sizes_text, from_run, game, players, games, strategies, workers) -> None:
+def _bench_reports(sizes_text, from_run, part_games, game, players, games, strategies,
+                   workers) -> None:
     import tempfile
     from pathlib import Path
 
@@ -241,14 +250,16 @@ def _bench_reports(sizes_text, from_run, game, players, games, strategies, worke
             src = run_tournament(game=game, players=players, games=games, strategies=strategies,
                                  workers=workers, actions=False,
                                  out=str(Path(tmp) / "source")).run_dir
-        click.echo(f"report on runs tiled from {src}, one part file per copy "
-                   "(wall time and peak memory of the report process)")
+        chunks = f"chunks of {part_games:,} games" if part_games else "one chunk per copy"
+        click.echo(f"report on runs tiled from {src}, {chunks} (wall time and peak memory of "
+                   "the report process)")
         click.echo(f"{'games':>10}{'parts':>8}{'wall s':>9}{'peak MiB':>10}")
 
         def show(x) -> None:  # each line as soon as it is measured
-            click.echo(f"{x.games:>10,}{x.parts:>8,}{x.wall_s:>9.1f}{x.peak_mib:>10.0f}")
+            after = "" if x.compact_s is None else f"  after compact ({x.compact_s:.1f} s)"
+            click.echo(f"{x.games:>10,}{x.parts:>8,}{x.wall_s:>9.1f}{x.peak_mib:>10.0f}{after}")
 
-        br.measure_reports(src, sizes, tmp, on_line=show)
+        br.measure_reports(src, sizes, tmp, on_line=show, part_games=part_games)
 
 
 COMMANDS = [run, replay, bench, compact]
