@@ -699,8 +699,11 @@ def _finish(manifest: dict[str, Any], run_dir: Path, t0: float,
     # rows, so the run merges them before it ends (its report then reads a few large parts).
     if compact and len(list((run_dir / storage.COMMIT_TABLE).glob("*.parquet"))) \
             > storage.COMPACT_AFTER:
-        before, after = storage.compact(run_dir, lock=False)
-        note(f"merged the run's {before:,} chunks into {after:,} (part files per table)")
+        try:
+            before, after = storage.compact(run_dir, lock=False)
+            note(f"merged the run's {before:,} chunks into {after:,} (part files per table)")
+        except UserError as e:  # the games are all there, only in more files
+            note(str(e))
     count = {t: storage.scan(run_dir, t, {"game_id": pl.Int64}).select(pl.len()).collect().item()
              for t in ("games", "errors")}
     manifest["finished_games"] = count["games"]

@@ -385,14 +385,20 @@ def compact(run_dir: str | Path, games_per_part: int | None = None, lock: bool =
     stage = run_dir / COMPACT_DIR
     for i, group in enumerate(groups):
         merged = _merged_name(run_dir, group)
-        for table in TABLES:
-            parts = [run_dir / table / n for n in group if (run_dir / table / n).exists()]
-            if not parts:
-                continue
-            (stage / table).mkdir(parents=True, exist_ok=True)
-            tmp = stage / table / f".{merged}.tmp"
-            pl.scan_parquet(parts).sink_parquet(tmp, statistics=True)
-            os.replace(tmp, stage / table / merged)
+        try:
+            for table in TABLES:
+                parts = [run_dir / table / n for n in group if (run_dir / table / n).exists()]
+                if not parts:
+                    continue
+                (stage / table).mkdir(parents=True, exist_ok=True)
+                tmp = stage / table / f".{merged}.tmp"
+                pl.scan_parquet(parts).sink_parquet(tmp, statistics=True)
+                os.replace(tmp, stage / table / merged)
+        except (pl.exceptions.PolarsError, OSError) as e:  # a damaged part, a full disk
+            shutil.rmtree(stage, ignore_errors=True)
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise UserError(f"{run_dir}: cannot merge the chunks {group[0]} to {group[-1]} "
+                            f"({why}); they are left as they were") from None
         entry = {"merged": merged, "replaces": group}
         tmp = stage / f".{JOURNAL}.tmp"
         tmp.write_text(json.dumps(entry))

@@ -152,3 +152,17 @@ def test_cli_compact(chunked, tmp_path):
     (tmp_path / "empty").mkdir()
     res = CliRunner().invoke(cli, ["compact", str(tmp_path / "empty")])
     assert res.exit_code == 2 and "not a run directory" in res.output
+
+
+def test_a_damaged_part_stops_the_merge_of_its_group_only(chunked):
+    before = _names(chunked)
+    part = chunked / "players" / before["players"][-3]  # in the last group of 40 games
+    part.write_bytes(part.read_bytes()[:50])
+    with pytest.raises(UserError, match="cannot merge the chunks .* they are left as they were"):
+        storage.compact(chunked, games_per_part=40)
+    after = _names(chunked)
+    assert len(after["games"]) == 4 + 10  # the first four groups merged, the fifth as it was
+    assert all(n == after["games"] for n in after.values())
+    assert not (chunked / storage.COMPACT_DIR).exists()
+    res = CliRunner().invoke(cli, ["compact", str(chunked)])
+    assert res.exit_code == 2 and "cannot merge the chunks" in res.output
