@@ -496,12 +496,13 @@ def power_table(run: Run, ft: pl.DataFrame, n_tests: int) -> pl.DataFrame:
 
 def strengths(run: Run, max_iter: int = 100) -> tuple[pl.DataFrame, stats.PlackettLuceFit | None]:
     """Plackett-Luce log-strengths (faction effect + strategy effect) with standard errors and
-    95% intervals. Games whose row count disagrees with n_players are left out.
+    95% intervals. Games whose row count disagrees with n_players (or that mix player counts)
+    are left out.
 
     Fitted on the likelihood's sufficient statistics (stats.risk_sets: each parameter's
-    appearances and each distinct risk set with its count of places taken), which give the
-    estimates and standard errors of the fit over every game at a cost that does not grow with
-    the games."""
+    appearances and each distinct risk set with its count of places taken), gathered in one
+    pass over the games; they give the estimates and standard errors of the fit over every
+    game, and each Newton step costs what the distinct risk sets cost, not the games."""
     fin = run.finishes
     empty = pl.DataFrame(schema={"block": pl.Utf8, "name": pl.Utf8, "strength": pl.Float64,
                                  "se": pl.Float64, "lo": pl.Float64, "hi": pl.Float64})
