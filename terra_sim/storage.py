@@ -356,13 +356,14 @@ def plan_compaction(run_dir: Path, games_per_part: int) -> list[list[str]]:
     return [g for g in groups if len(g) > 1]
 
 
-def _merged_name(run_dir: Path, group: list[str]) -> str:
+def _merged_name(group: list[str], taken: set[str]) -> str:
+    """part-<first>-<last>.parquet over the group's games, unless a part (of any table) has
+    that name already: a chunk of a resumed run may span the same games."""
     spans = [s for s in map(_span, group) if s is not None]
     first = min(s[0] for s in spans) if spans else 0
     last = max(s[1] for s in spans) if spans else len(group) - 1
-    taken = {p.name for t in TABLES for p in (run_dir / t).glob("*.parquet")} | set(group)
     name, k = part_name(first, last), 1
-    while name in taken:  # a chunk of a resumed run may already span the same games
+    while name in taken:
         name = part_name(first, last).replace(".parquet", f"-{k}.parquet")
         k += 1
     return name
@@ -383,8 +384,10 @@ def compact(run_dir: str | Path, games_per_part: int | None = None, lock: bool =
     before = len(list((run_dir / COMMIT_TABLE).glob("*.parquet")))
     groups = plan_compaction(run_dir, games_per_part)
     stage = run_dir / COMPACT_DIR
+    taken = {p.name for t in TABLES for p in (run_dir / t).glob("*.parquet")}
     for i, group in enumerate(groups):
-        merged = _merged_name(run_dir, group)
+        merged = _merged_name(group, taken)
+        taken.add(merged)
         try:
             for table in TABLES:
                 parts = [run_dir / table / n for n in group if (run_dir / table / n).exists()]
