@@ -166,3 +166,17 @@ def test_a_damaged_part_stops_the_merge_of_its_group_only(chunked):
     assert not (chunked / storage.COMPACT_DIR).exists()
     res = CliRunner().invoke(cli, ["compact", str(chunked)])
     assert res.exit_code == 2 and "cannot merge the chunks" in res.output
+
+
+def test_the_report_says_when_a_run_wants_compacting(chunked, tmp_path, monkeypatch):
+    from terra_sim.analysis.report import build_report
+
+    monkeypatch.setattr(storage, "COMPACT_AFTER", 10)
+    heard: list[str] = []
+    build_report(chunked, out=tmp_path / "a", formats="md", progress=heard.append)
+    assert heard[0] == (f"reading the run (50 part files per table; `terra-sim compact "
+                        f"{chunked}` merges them and makes reading much faster)")
+    storage.compact(chunked)
+    heard.clear()
+    build_report(chunked, out=tmp_path / "b", formats="md", progress=heard.append)
+    assert heard[0] == "reading the run"

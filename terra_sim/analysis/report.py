@@ -254,7 +254,7 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     and the headline text. `progress` hears the name of each stage as it starts."""
     from terra_sim.analysis import plots  # matplotlib: only once a report is drawn
 
-    progress("reading the run")
+    progress("reading the run" + tables.reading_note(run))
     ov = tables.overview(run)
     cname = stats.CORRECTIONS[correction][0]
     pdir = out_dir / "plots"

@@ -61,6 +61,7 @@ class Run:
     games: pl.LazyFrame
     errors: int
     categories: list[str] = field(default_factory=list)  # scoring categories, without "vp_"
+    chunks: int = 0  # part files per table
     _schema: pl.Schema | None = field(default=None, repr=False)
     _frame: pl.DataFrame | None = field(default=None, repr=False)
     _finishes: Finishes | None = field(default=None, repr=False)
@@ -140,7 +141,17 @@ def open_run(run_dir: str | Path) -> Run:
     games = storage.scan(path, "games", storage.GAMES_SCHEMA)
     errs = storage.scan(path, "errors", {"game_id": pl.Int64})
     n_err = int(errs.select(pl.len()).collect().item())
-    return Run(path, manifest, players, games, n_err, categories)
+    chunks = len(list((path / storage.COMMIT_TABLE).glob("*.parquet")))
+    return Run(path, manifest, players, games, n_err, categories, chunks)
+
+
+def reading_note(run: Run) -> str:
+    """What to say while the run is read: how to make it faster when it has many small parts
+    (a run compacts itself when it ends; an older or interrupted one may not have)."""
+    if run.chunks <= storage.COMPACT_AFTER:
+        return ""
+    return (f" ({run.chunks:,} part files per table; `terra-sim compact {run.path}` merges them "
+            "and makes reading much faster)")
 
 
 def _finish_compaction(path: Path) -> None:
