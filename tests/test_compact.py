@@ -171,7 +171,7 @@ def test_a_damaged_part_stops_the_merge_of_its_group_only(chunked):
 def test_the_report_says_when_a_run_wants_compacting(chunked, tmp_path, monkeypatch):
     from terra_sim.analysis.report import build_report
 
-    monkeypatch.setattr(storage, "COMPACT_AFTER", 10)
+    monkeypatch.setattr(tables, "MANY_CHUNKS", 10)
     heard: list[str] = []
     build_report(chunked, out=tmp_path / "a", formats="md", progress=heard.append)
     assert heard[0] == (f"reading the run (50 part files per table; `terra-sim compact "

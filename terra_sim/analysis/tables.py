@@ -145,10 +145,13 @@ def open_run(run_dir: str | Path) -> Run:
     return Run(path, manifest, players, games, n_err, categories, chunks)
 
 
+MANY_CHUNKS = 5_000  # reading this many part files per table takes seconds of the report
+
+
 def reading_note(run: Run) -> str:
     """What to say while the run is read: how to make it faster when it has many small parts
     (a run compacts itself when it ends; an older or interrupted one may not have)."""
-    if run.chunks <= storage.COMPACT_AFTER:
+    if run.chunks <= MANY_CHUNKS:
         return ""
     return (f" ({run.chunks:,} part files per table; `terra-sim compact {run.path}` merges them "
             "and makes reading much faster)")
