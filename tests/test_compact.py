@@ -50,7 +50,9 @@ def test_compact_merges_chunks_and_keeps_every_game(chunked):
     for t in before:
         assert after[t].equals(before[t])
     again = tables.faction_table(tables.open_run(chunked))
-    assert again.select("faction", "games", "wins").equals(ft.select("faction", "games", "wins"))
+    assert again.select("faction", "games").equals(ft.select("faction", "games"))
+    # (wins sum thirds and halves: on several threads their last bit may differ)
+    assert again["wins"].to_list() == pytest.approx(ft["wins"].to_list(), rel=1e-12)
     assert not (chunked / storage.COMPACT_DIR).exists()
     assert storage.compact(chunked, games_per_part=40) == (5, 5)  # nothing left to merge
 
