@@ -84,3 +84,13 @@ class Game(Protocol):
         """A short label of the options that change the rules, for the games table."""
 
     def new_state(self, factions: list[str], seed: int, **options: Any) -> State: ...
+
+    # Starting VP, for handicaps (`terra-sim calibrate`). Optional: a game without them cannot
+    # be calibrated, and says so.
+    vp_affects_play: bool  # whether the rules let a VP total change play (VP spent, or read)
+
+    def start_vp(self, faction: str) -> int:
+        """The VP `faction` starts with (its data's `start_vp` field)."""
+
+    def start_vp_override(self, faction: str, vp: int) -> dict[str, Any]:
+        """The what-if overrides (data file -> fields) that make `faction` start with `vp`."""
