@@ -31,7 +31,7 @@ from typing import Any
 
 import polars as pl
 
-from terra_sim import storage
+from terra_sim import storage, until
 from terra_sim.config import CONTENT_KEYS, RunConfig, from_dict, load, strategy_spec, validate
 from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed, stream
@@ -516,11 +516,13 @@ def _span(ids: list[int]) -> str:
 
 def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
               run_dir: Path, tables: dict[str, dict[str, Any]], plan: Plan, stats: RunStats,
-              bar: Any, note: Callable[[str], None], lock_fd: int | None) -> None:
-    """Play `todo` in chunks on a watched pool, writing each finished chunk as it comes."""
+              bar: Any, note: Callable[[str], None], lock_fd: int | None,
+              sizer: ChunkSizer | None = None) -> None:
+    """Play `todo` in chunks on a watched pool, writing each finished chunk as it comes.
+    `sizer`: one carried over from earlier calls (a run until sure plays batch by batch)."""
     fresh = deque(todo)
     retry: deque[Task] = deque()
-    sizer = ChunkSizer(cfg.chunk_size, workers)
+    sizer = sizer or ChunkSizer(cfg.chunk_size, workers)
 
     def write(ids: list[int], cols: dict) -> None:
         t = time.perf_counter()
@@ -646,7 +648,15 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
     main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if main else None
     try:
-        if todo:
+        if until.enabled(cfg):
+            _context(content_json)
+            sizer = ChunkSizer(cfg.chunk_size, workers)
+            manifest["until"] = until.new_record(cfg)
+            until.play_until(cfg, run_dir, done, manifest["until"], lambda ids: _play_all(
+                ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar, note,
+                lock.fd, sizer), lambda line: bar.write(line, file=sys.stderr) if progress
+                else None)
+        elif todo:
             _context(content_json)  # forked workers inherit the loaded game and plan
             _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
                       note, lock.fd)
@@ -675,6 +685,7 @@ def _finish(manifest: dict[str, Any], run_dir: Path, t0: float,
     manifest["finished_games"] = count["games"]
     manifest["failed_games"] = count["errors"]
     manifest["wall_s"] = round(manifest["wall_s"] + time.perf_counter() - t0, 3)
-    if count["games"] + count["errors"] == manifest["planned_games"]:
+    if count["games"] + count["errors"] == manifest["planned_games"] or (
+            manifest.get("until") or {}).get("stopped"):
         manifest["finished_at"] = _now()
     storage.write_manifest(run_dir, manifest)

@@ -257,6 +257,33 @@ def _header(run: tables.Run, ov: dict) -> Section:
     return Section("Run", [*banner, f"Run directory: `{run.path}`."], [("", df)])
 
 
+def _until(m: dict) -> list[Section]:
+    """Why a run until sure stopped, and the widest intervals at each check."""
+    u = m.get("until")
+    if not u:
+        return []
+    text = [u.get("reason") or (
+        f"A run until sure, not finished: {u.get('games', 0):,} games checked so far (resume "
+        "it to go on)."),
+        f"The run played its plan in batches of {u['batch']:,} games, checking after each "
+        "batch, on the games played so far, the widths the Factions table below shows; so it "
+        "holds the first games of its plan, as many on any number of workers."]
+
+    def width(x, pp: bool) -> str:
+        return "n/a" if x is None else f"{100 * x:.2f} pp" if pp else f"{x:.2f} VP"
+
+    checks = u.get("checks") or []
+    df = pl.DataFrame({
+        "games": [f"{c['games']:,}" for c in checks],
+        "widest win-share interval": [f"{width(c['widest_win'], True)} "
+                                      f"({c['widest_win_faction']})" for c in checks],
+        "widest VP-margin interval": [f"{width(c['widest_margin'], False)} "
+                                      f"({c['widest_margin_faction']})" for c in checks]},
+        schema={c: pl.Utf8 for c in ("games", "widest win-share interval",
+                                     "widest VP-margin interval")})
+    return [Section("Why the run stopped", text, [("Widest 95% intervals at each check", df)])]
+
+
 def _outcome_display(df: pl.DataFrame, keys: list[str], label_keys: dict[str, str],
                      correction: str) -> pl.DataFrame:
     cname = stats.CORRECTIONS[correction][0]
@@ -352,10 +379,13 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     ov = tables.overview(run)
     cname = stats.CORRECTIONS[correction][0]
     pdir = out_dir / "plots"
-    sections = [_header(run, ov), Section("Caveat", [caveat_text(ov["strategies"])])]
+    sections = [_header(run, ov), *_until(run.manifest),
+                Section("Caveat", [caveat_text(ov["strategies"])])]
     summary = [f"{run.manifest.get('game', '?')} run {run.name!r}: {ov['games']:,} games "
                f"({', '.join(f'{n}p: {g:,}' for n, g in ov['games_by_count'].items())}), "
                f"{ov['errors']:,} lost to errors."]
+    if (run.manifest.get("until") or {}).get("reason"):
+        summary.append(run.manifest["until"]["reason"])
     if run.manifest.get("approximate_data"):
         summary.append("Data marked approximate: "
                        + "; ".join(run.manifest["approximate_data"]) + ".")
