@@ -254,3 +254,29 @@ def change_forest(diff: pl.DataFrame, col: str, path: Path, xlabel: str, title: 
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
+
+
+def calibration(its: pl.DataFrame, path: Path) -> Path:
+    """A handicap calibration's convergence: each faction's handicap solved for, and its VP
+    margin (as the report computes it), per iteration, with 95% intervals."""
+    factions = sorted(its["faction"].unique().to_list())
+    last = int(its["iteration"].max())  # type: ignore[arg-type]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5), sharex=True)
+    colours = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(factions), 2)))
+    for (ax, col, title) in ((axes[0], "estimate", "Handicap solved for (VP)"),
+                             (axes[1], "margin", "VP margin in the run")):
+        for k, (f, c) in enumerate(zip(factions, colours, strict=False)):
+            df = its.filter(pl.col("faction") == f).sort("iteration")
+            # Factions side by side around each iteration, so their whiskers do not overlap.
+            x = df["iteration"].to_numpy() + (k - (len(factions) - 1) / 2) * 0.3 / len(factions)
+            y = df[col].to_numpy()
+            ax.errorbar(x, y, yerr=_err(y, df[f"{col}_lo"].to_numpy(), df[f"{col}_hi"]
+                                        .to_numpy()), color=c, marker="o", ms=4, capsize=2,
+                        lw=1.2, label=f)
+        ax.axhline(0, color="black", lw=0.8, ls="--")
+        ax.set_title(title)
+        ax.set_xlabel("iteration")
+        ax.set_xticks(range(1, last + 1))
+        ax.grid(axis="y", alpha=0.3)
+    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=9)
+    return _save(fig, path)
