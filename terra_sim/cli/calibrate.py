@@ -25,9 +25,9 @@ from terra_sim.calibrate import DEFAULT_ROUNDS
 @click.option("--factions", help="Faction pool, comma-separated (default: all).")
 @click.option("--strategies", help="Strategy pool, comma-separated (default: the scripted bots).")
 @click.option("--until-ci", type=float, metavar="W",
-              help="Each iteration runs until every 95%% win-share interval is at most W wide.")
+              help="Each iteration runs until every 95% win-share interval is at most W wide.")
 @click.option("--until-margin-ci", type=float, metavar="V",
-              help="Each iteration runs until every 95%% VP-margin interval is at most V VP "
+              help="Each iteration runs until every 95% VP-margin interval is at most V VP "
                    "wide.")
 @click.option("--max-games", type=int, metavar="N", help="The cap of each run until sure.")
 @click.option("--until-batch", type=int, metavar="N", help="Games between a run's checks.")

@@ -59,10 +59,10 @@ def _report(run_dir) -> None:
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
 @click.option("--until-ci", type=float, metavar="W",
-              help="Run until sure: play in batches until every faction's 95%% win-share "
+              help="Run until sure: play in batches until every faction's 95% win-share "
                    "interval is at most W wide (0.02: 2 percentage points). Needs --max-games.")
 @click.option("--until-margin-ci", type=float, metavar="V",
-              help="Also (or instead) until every faction's 95%% VP-margin interval is at most "
+              help="Also (or instead) until every faction's 95% VP-margin interval is at most "
                    "V VP wide.")
 @click.option("--max-games", type=int, metavar="N",
               help="The most games a run until sure plays (it replaces --games).")
