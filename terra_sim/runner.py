@@ -650,12 +650,18 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
     try:
         if until.enabled(cfg):
             _context(content_json)
-            sizer = ChunkSizer(cfg.chunk_size, workers)
+            sizer = ChunkSizer(cfg.chunk_size, workers)  # one for all batches: chunks keep growing
+
+            def play(ids: list[int]) -> None:
+                _play_all(ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
+                          note, lock.fd, sizer)
+
+            def say(line: str) -> None:
+                if progress:
+                    bar.write(line, file=sys.stderr)
+
             manifest["until"] = until.new_record(cfg)
-            until.play_until(cfg, run_dir, done, manifest["until"], lambda ids: _play_all(
-                ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar, note,
-                lock.fd, sizer), lambda line: bar.write(line, file=sys.stderr) if progress
-                else None)
+            until.play_until(cfg, run_dir, done, manifest["until"], play, say)
         elif todo:
             _context(content_json)  # forked workers inherit the loaded game and plan
             _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
