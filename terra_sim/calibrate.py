@@ -168,7 +168,7 @@ def calibrate(config_or_path: RunConfig | dict | str | Path | None, out: str | P
         nxt = {f: nearest(it.estimate[f][0]) if math.isfinite(it.estimate[f][0]) else applied[f]
                for f in factions}
         if exact and k == 1 and not verify:
-            result.stopped = "exact: one run gives the handicaps (" + why + ")"
+            result.stopped = "exact: one run gives the handicaps"
         elif exact and k == 2:
             result.verified = _replays(result.iterations[0], it)
             result.stopped = ("exact, and verified: the handicapped run played the same games, "
