@@ -318,7 +318,7 @@ def action_mix(mix: pl.DataFrame, path: Path, kinds: int = 10) -> Path:
     return _save(fig, path)
 
 
-def build_map(sites: pl.DataFrame, cells: dict[str, tuple[float, float]], path: Path) -> Path:
+def build_map(sites: pl.DataFrame, path: Path, cells: dict[str, tuple[float, float]]) -> Path:
     """Small multiples of the board, one per faction: each space shaded by the share of the
     faction's builds that went there."""
     factions = sites["faction"].unique().sort().to_list()
