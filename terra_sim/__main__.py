@@ -1,3 +1,5 @@
 from terra_sim.cli import main
 
-main()
+# Guarded: a Dask LocalCluster spawns its workers, which import the main module again.
+if __name__ == "__main__":
+    main()

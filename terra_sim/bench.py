@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,13 @@ def _line(result: Any) -> BenchLine:
 
 
 def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int = 200,
-          strategies: list[str] | str | None = None,
-          workers: int | None = None) -> tuple[list[BenchLine], dict[str, float]]:
+          strategies: list[str] | str | None = None, workers: int | None = None,
+          on_line: Callable[[BenchLine], None] | None = None,
+          ) -> tuple[list[BenchLine], dict[str, float]]:
     """Run `games` games with 1 worker, then with `workers` (default: every core).
 
-    Returns the two lines and peak resident memory in MiB ("parent", "worker").
+    Returns the two lines and peak resident memory in MiB ("parent", "worker"); `on_line`
+    hears each line as soon as it is measured.
     """
     all_workers = workers or os.cpu_count() or 1
     lines = []
@@ -56,6 +59,8 @@ def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int =
             result = run_tournament(game=game, players=players, games=games,
                                     strategies=strategies, workers=n, out=str(Path(tmp) / str(n)))
             lines.append(_line(result))
+            if on_line:
+                on_line(lines[-1])
     # ru_maxrss is in KiB on Linux; the children's figure is the largest single worker.
     memory = {"parent": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
               "worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
@@ -63,15 +68,20 @@ def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int =
 
 
 # The same measurement in another source tree: the driver runs in a child process whose
-# PYTHONPATH puts that tree first, and imports only what every version of terra-sim has.
+# PYTHONPATH puts that tree first, and imports only what every version of terra-sim has. A
+# tree whose bench can tell each line as it is measured prints it at once, one JSON object a
+# line; an older one gives all its lines at the end.
 DRIVER = """
-import dataclasses, json, sys
+import dataclasses, inspect, json, sys
 import terra_sim
 from terra_sim.bench import bench
-lines, memory = bench(*json.loads(sys.argv[1]))
+kw = {}
+if "on_line" in inspect.signature(bench).parameters:
+    kw["on_line"] = lambda b: print(json.dumps({"line": dataclasses.asdict(b)}), flush=True)
+lines, memory = bench(*json.loads(sys.argv[1]), **kw)
 native = getattr(terra_sim, "native", None)
 print(json.dumps({"lines": [dataclasses.asdict(b) for b in lines],
-                  "build": native.STATUS if native else "plain Python"}))
+                  "build": native.STATUS if native else "plain Python"}), flush=True)
 """
 
 
@@ -121,15 +131,39 @@ def build_in_place(tree: Path) -> None:
                        check=False, capture_output=True)
 
 
-def _run_in(tree: Path, args: list[Any]) -> tuple[list[BenchLine], str]:
+def _run_in(tree: Path, args: list[Any],
+            on_line: Callable[[BenchLine], None] | None = None) -> tuple[list[BenchLine], str]:
+    """Bench the tree in a child process; `on_line` hears each line as the child reports it."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(args)], env=env,
-                          capture_output=True, text=True, cwd=tree)
-    if done.returncode:
-        raise UserError(f"the bench failed in {tree}:\n{done.stderr.strip()[-2000:]}")
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    return [BenchLine(**d) for d in out["lines"]], out["build"]
+    with tempfile.TemporaryFile(mode="w+") as err, subprocess.Popen(
+            [sys.executable, "-c", DRIVER, json.dumps(args)], env=env, cwd=tree, text=True,
+            stdout=subprocess.PIPE, stderr=err) as child:
+        assert child.stdout is not None
+        told = 0
+        last: dict[str, Any] = {}
+        for raw in child.stdout:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue  # not ours: something the tree printed
+            if not isinstance(msg, dict):
+                continue
+            if "line" in msg:
+                told += 1
+                if on_line:
+                    on_line(BenchLine(**msg["line"]))
+            elif "lines" in msg:
+                last = msg
+        child.wait()
+        if child.returncode or not last:
+            err.seek(0)
+            raise UserError(f"the bench failed in {tree}:\n{err.read().strip()[-2000:]}")
+    lines = [BenchLine(**d) for d in last["lines"]]
+    if on_line:
+        for line in lines[told:]:  # a tree that tells its lines only at the end
+            on_line(line)
+    return lines, last["build"]
 
 
 def bench_against(rev: str, rounds: int = 3, game: str = DEFAULT_GAME,
@@ -138,7 +172,8 @@ def bench_against(rev: str, rounds: int = 3, game: str = DEFAULT_GAME,
                   progress: Any = None) -> tuple[Side, Side]:
     """This tree and git revision `rev`, measured in turns on the same machine: `rounds`
     rounds, each running both (which goes first alternates), so that load from other programs
-    falls on both alike. Returns (this tree, rev)."""
+    falls on both alike. `progress(side, round, line)` hears each line as it is measured.
+    Returns (this tree, rev)."""
     if rounds < 1:
         raise UserError(f"--rounds must be at least 1, got {rounds}")
     args = [game, players, games, strategies, workers]
@@ -148,8 +183,10 @@ def bench_against(rev: str, rounds: int = 3, game: str = DEFAULT_GAME,
         build_in_place(old.tree)
         for r in range(rounds):
             for side in (new, old) if r % 2 == 0 else (old, new):
-                lines, side.build = _run_in(side.tree, args)
+                def tell(line: BenchLine, side: Side = side, r: int = r) -> None:
+                    if progress:
+                        progress(side, r, line)
+
+                lines, side.build = _run_in(side.tree, args, tell)
                 side.runs.append(lines)
-                if progress:
-                    progress(side, r)
     return new, old

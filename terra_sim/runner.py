@@ -10,6 +10,9 @@ kills its worker twice is played game by game in fresh workers, and the game tha
 logged as an error); SIGTERM stops a run as Ctrl-C does; a run holds a lock on its folder; a
 damaged part file is set aside and its games played again; and a run is not resumed over other
 game data, another engine version or changed bot code unless forced.
+
+The chunks are played by the local worker pool here, or on a Dask cluster (dask_executor): an
+execution detail, like the worker count, that changes no game.
 """
 
 import functools
@@ -27,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -37,6 +40,9 @@ from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed, stream
 from terra_sim.games import get_game
 from terra_sim.workers import WorkerPool
+
+if TYPE_CHECKING:
+    from terra_sim.dask_executor import DaskExecutor
 
 MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little
 # Automatic chunks grow from one game toward this many seconds of play: the first results
@@ -432,6 +438,7 @@ def _manifest(cfg: RunConfig, run_dir: Path, old: dict[str, Any] | None) -> dict
         "started_at": old["started_at"] if old else _now(), "finished_at": None,
         "wall_s": old["wall_s"] if old else 0.0,
         "forced_resumes": old.get("forced_resumes", []) if old else [],
+        "executors": old.get("executors", []) if old else [],  # one per session that played
         "run_dir": str(run_dir), "config": cfg.to_dict(),
     }
 
@@ -580,12 +587,15 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 def run_tournament(config_or_path: RunConfig | dict | str | Path | None = None, *,
                    resume: str | Path | None = None, progress: bool = False,
-                   force: bool = False, **overrides: Any) -> RunResult:
+                   force: bool = False, executor: "DaskExecutor | None" = None,
+                   **overrides: Any) -> RunResult:
     """Run (or resume) a tournament and return its result; tables stream to Parquet on disk.
 
     `config_or_path`: a RunConfig, a dict shaped like a config file, a TOML path, or None for
     the embedded default run. `overrides` are RunConfig fields (games=, workers=, out=, ...).
     `force`: continue a run even though the game data, the engine or a bot's code changed.
+    `executor`: where the games are played; None for the local worker pool. It changes no game,
+    so a run may be resumed on another executor.
     Raises UserError for mistakes and RunInterrupted on Ctrl-C or SIGTERM (finished chunks are
     kept).
     """
@@ -600,16 +610,19 @@ def run_tournament(config_or_path: RunConfig | dict | str | Path | None = None, 
         g.new_state(list(spec.factions), spec.seed, **cfg.options)
     if run_dir.exists() and not run_dir.is_dir():
         raise UserError(f"{run_dir} is a file, not a run folder; choose another --out")
+    if executor is not None:
+        executor.check()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UserError(f"cannot make the run folder {run_dir}: {e.strerror}") from None
     with storage.RunLock(run_dir) as lock:
-        return _run_locked(cfg, run_dir, g, plan, progress, force, lock)
+        return _run_locked(cfg, run_dir, g, plan, progress, force, lock, executor)
 
 
 def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: bool,
-                force: bool, lock: storage.RunLock) -> RunResult:
+                force: bool, lock: storage.RunLock,
+                executor: "DaskExecutor | None" = None) -> RunResult:
     old = _open_run_dir(cfg, run_dir)
     manifest = _manifest(cfg, run_dir, old)
     if old is not None:
@@ -643,6 +656,9 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
     content_json = json.dumps(cfg.content(), sort_keys=True)
     tables = storage.schemas(manifest["categories"])
     bar.reset(total=len(todo))
+    if todo:
+        manifest["executors"].append(
+            (executor.describe() if executor else {"executor": "local"}) | {"started_at": _now()})
 
     t0 = time.perf_counter()
     main = threading.current_thread() is threading.main_thread()
@@ -653,8 +669,12 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
             sizer = ChunkSizer(cfg.chunk_size, workers)  # one for all batches: chunks keep growing
 
             def play(ids: list[int]) -> None:
-                _play_all(ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
-                          note, lock.fd, sizer)
+                if executor is None:
+                    _play_all(ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
+                              note, lock.fd, sizer)
+                else:  # a cluster session per batch
+                    executor.play_all(ids, workers, cfg, content_json, run_dir, tables, plan,
+                                      stats, bar, note)
 
             def say(line: str) -> None:
                 if progress:
@@ -664,8 +684,16 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
             until.play_until(cfg, run_dir, done, manifest["until"], play, say)
         elif todo:
             _context(content_json)  # forked workers inherit the loaded game and plan
-            _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
-                      note, lock.fd)
+            if executor is None:
+                _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
+                          note, lock.fd)
+            else:
+                executor.play_all(todo, workers, cfg, content_json, run_dir, tables, plan,
+                                  stats, bar, note)
+    except UserError:  # found mid-run (a Dask worker with other code): what is written counts
+        bar.close()
+        _finish(manifest, run_dir, t0, note)
+        raise
     except KeyboardInterrupt:
         bar.close()
         _finish(manifest, run_dir, t0, note)

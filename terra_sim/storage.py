@@ -15,6 +15,7 @@ import errno
 import fcntl
 import json
 import os
+import shutil
 import warnings
 from pathlib import Path
 from typing import Any, TextIO
@@ -80,6 +81,23 @@ def write_chunk(run_dir: Path, name: str, columns: dict[str, dict[str, list]],
     for table in sorted(TABLES, key=lambda t: t == COMMIT_TABLE):
         df = pl.DataFrame(columns[table], schema=table_schemas[table])
         write_atomic(df, run_dir / table / name)
+
+
+def move_chunk(src_dir: Path, run_dir: Path, name: str) -> None:
+    """Move one chunk's parts, written under the same layout in `src_dir` (by a worker on a
+    shared folder), into the run, the committing games/ part last. Across file systems a part
+    is copied to a temporary name first: readers never see half a file."""
+    for table in sorted(TABLES, key=lambda t: t == COMMIT_TABLE):
+        src, dest = Path(src_dir) / table / name, run_dir / table / name
+        try:
+            os.replace(src, dest)
+        except OSError as e:
+            if e.errno != errno.EXDEV:
+                raise
+            tmp = dest.with_name(f".{name}.tmp")
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, dest)
+            src.unlink()
 
 
 def init_dirs(run_dir: Path) -> None:

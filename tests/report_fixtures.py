@@ -97,3 +97,34 @@ def _write_parts(df: pl.DataFrame, folder: Path, parts: int) -> None:
     size = max(1, -(-df.height // parts))
     for i, start in enumerate(range(0, df.height, size)):
         df.slice(start, size).write_parquet(folder / f"part-{i:05d}.parquet")
+
+
+def make_scored_run(path: Path, tables: list[tuple[list[str], list[int]]],
+                    strategy: str = "greedy") -> Path:
+    """Write a run directory from finished games given as (factions by seat, final VP by seat):
+    ranks, split wins and margins follow from the VP, as the runner computes them."""
+    path.mkdir(parents=True, exist_ok=True)
+    players, games = [], []
+    for gid, (factions, vps) in enumerate(tables):
+        vp = np.asarray(vps)
+        n = vp.size
+        rank = rankdata(-vp, method="average")
+        top = vp == vp.max()
+        for seat in range(n):
+            players.append({"game_id": gid, "n_players": n, "seat": seat,
+                            "faction": factions[seat], "strategy": strategy,
+                            "vp": int(vp[seat]), "rank": float(rank[seat]),
+                            "win_share": float(top[seat] / top.sum()),
+                            "margin": float(vp[seat] - vp.mean()), "vp_round": int(vp[seat])})
+        games.append({"game_id": gid, "seed": gid, "game": "terra-nova", "n_players": n,
+                      "variant": "standard", "rounds": 6, "n_actions": 100, "duration_s": 0.1,
+                      "setup": "{}"})
+    _write_parts(pl.DataFrame(players, schema=storage.players_schema(["round"])),
+                 path / "players", 1)
+    _write_parts(pl.DataFrame(games, schema=storage.GAMES_SCHEMA), path / "games", 1)
+    factions = sorted({f for fs, _ in tables for f in fs})
+    (path / "manifest.json").write_text(json.dumps({
+        "game": "terra-nova", "master_seed": 1, "planned_games": len(tables),
+        "finished_games": len(tables), "player_counts": sorted({len(f) for f, _ in tables}),
+        "factions": factions, "strategies": [strategy]}))
+    return path

@@ -1,6 +1,9 @@
 """`terra-sim run`, `replay` and `bench` through the command line, tables read back with polars."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -48,12 +51,26 @@ def test_run_writes_parquet_and_prints_the_summary(tmp_path):
 
 
 def test_default_run_with_report(tmp_path, monkeypatch):
+    import webbrowser
+
     monkeypatch.chdir(tmp_path)
-    result = invoke("run", "--games", 4, "--workers", 1)
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    result = invoke("run", "--games", 4, "--workers", 1, "--open")
     assert result.exit_code == 0, result.output
     runs = list((tmp_path / "runs").iterdir())
     assert len(runs) == 1 and runs[0].name.startswith("terra-nova-")
-    assert "report:" in result.output
+    assert "report: factions..." in result.stderr  # the report's stages as they run
+    # It ends on the answer: the verdicts, then the file to open, which --open opened.
+    page = Path("reports") / runs[0].name / "report.html"
+    out = result.stdout.rstrip().splitlines()
+    assert out[-1].endswith(f"open {page}") and (tmp_path / page).is_file()
+    verdict = next(i for i, line in enumerate(out) if line.startswith("Verdict: "))
+    assert out[verdict + 2].split() == ["faction", "verdict", "win-share", "edge",
+                                        "[95%", "Wilson]", "VP", "margin", "[95%", "t]",
+                                        "games"]
+    assert "This run finds an edge of" in result.stdout
+    assert opened == [(tmp_path / page).resolve().as_uri()]
     assert pl.read_parquet(runs[0] / "players" / "*.parquet")["n_players"].unique().to_list() == [4]
 
 
@@ -210,6 +227,49 @@ def test_bench_reports_throughput(tmp_path):
     assert result.exit_code == 0, result.output
     assert "games/s" in result.output and "decisions/s" in result.output
     assert "speed-up with 2 workers" in result.output and "peak memory" in result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("build: ") and "games/s" in lines[1]  # the header comes first
+    assert [line.split()[0] for line in lines[2:4]] == ["1", "2"]
+
+
+def test_bench_tells_each_line_as_it_is_measured():
+    from terra_sim import bench as b
+
+    heard = []
+    lines, _ = b.bench(games=2, strategies="random", workers=2, on_line=heard.append)
+    assert heard == lines and [x.workers for x in lines] == [1, 2]
+    # In another tree, the child prints each line as one JSON object as soon as it has it,
+    # before the final summary.
+    env = {**os.environ, "PYTHONPATH": str(b.source_tree())}
+    out = subprocess.run([sys.executable, "-c", b.DRIVER,
+                          json.dumps(["terra-nova", "4", 2, "random", 2])], env=env,
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    messages = [json.loads(line) for line in out if line.startswith("{")]
+    assert [list(m) for m in messages] == [["line"], ["line"], ["lines", "build"]]
+    assert [m["line"] for m in messages[:2]] == messages[2]["lines"]
+
+
+def test_bench_of_an_older_tree_tells_its_lines_at_the_end(tmp_path):
+    """A revision whose bench cannot tell lines early gives them all at the end; they are
+    still told, in order."""
+    from terra_sim import bench as b
+
+    pkg = tmp_path / "terra_sim"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    line = {"workers": 1, "games": 2, "wall_s": 1.0, "games_per_s": 2.0,
+            "decisions_per_s": 50.0, "parquet_share": 0.1, "overhead_share": 0.1,
+            "cpu_share": 1.0}
+    fields = "\n".join(f"    {k}: float" for k in line)
+    (pkg / "bench.py").write_text(  # the old signature: no on_line
+        "from dataclasses import dataclass\n\n@dataclass\nclass BenchLine:\n"
+        f"{fields}\n\n"
+        "def bench(game, players, games, strategies, workers):\n"
+        f"    return [BenchLine(**{line!r}), BenchLine(**{dict(line, workers=2)!r})], {{}}\n")
+    heard = []
+    lines, build = b._run_in(tmp_path, ["terra-nova", "4", 2, None, 2], heard.append)
+    assert [x.workers for x in heard] == [x.workers for x in lines] == [1, 2]
+    assert build == "plain Python"
 
 
 def test_bench_against_a_revision_measures_both_in_turns(monkeypatch):

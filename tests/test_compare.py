@@ -82,6 +82,7 @@ def test_compare_finds_the_change(runs, tmp_path):
     for text in (md, html):
         assert "What changed" in text and "factions.halflings.start_money" in text
         assert "Newcombe" in text and "Holm" in text and "human play" in text
+        assert text.count("start_money") == 1  # the override is listed once, as a change
     assert {p.name for p in (r.out_dir / "plots").glob("*.png")} == {
         "win_share_change.png", "margin_change.png"}
     assert html.count("data:image/png;base64,") == 2
@@ -115,6 +116,7 @@ def test_cli_compare(runs, tmp_path):
     res = CliRunner().invoke(cli, ["compare", str(a), str(b), "--out", str(tmp_path / "c")])
     assert res.exit_code == 0, res.output
     assert "Comparison written to" in res.output
+    assert f"open {tmp_path / 'c' / 'report.html'}" in res.output
     assert (tmp_path / "c" / "report.html").is_file()
     bad = CliRunner().invoke(cli, ["compare", str(a), str(tmp_path / "nope")])
     assert bad.exit_code == 2 and "does not exist" in bad.output

@@ -74,7 +74,10 @@ def test_faction_table_recovers_planted_strengths(run_dir):
     run = tables.open_run(run_dir)
     ft = tables.faction_table(run)
     verdict = dict(zip(ft["faction"], ft["verdict"], strict=True))
-    assert verdict["witches"] == "above fair" and verdict["halflings"] == "below fair"
+    assert verdict["witches"] == "too strong" and verdict["halflings"] == "too weak"
+    for measure in ("win_verdict", "margin_verdict"):  # both measures find what was planted
+        found = dict(zip(ft["faction"], ft[measure], strict=True))
+        assert found["witches"] == "above fair" and found["halflings"] == "below fair"
     # Exactly one win is shared out per game, and so is the expected win.
     games = tables.overview(run)["games"]
     assert ft["wins"].sum() == pytest.approx(games)
@@ -87,7 +90,7 @@ def test_faction_table_recovers_planted_strengths(run_dir):
 def test_seats_show_the_start_player_edge(run_dir):
     st = tables.seat_table(tables.open_run(run_dir))
     four = st.filter(pl.col("n_players") == 4).sort("seat")
-    assert four["verdict"][0] == "above fair"
+    assert four["win_verdict"][0] == "above fair" and four["verdict"][0] == "too strong"
     assert four["margin_mean"][0] > four["margin_mean"][3]
     two = st.filter(pl.col("n_players") == 2)
     assert two["win_share"].sum() == pytest.approx(1.0)  # someone wins every 2-player game
@@ -115,21 +118,23 @@ def test_report_files_and_sections(report):
     out = report.out_dir
     html = (out / "report.html").read_text()
     md = (out / "report.md").read_text()
-    for heading in ["Run", "Caveat", "Factions", "Factions by player count", "Seat advantage",
-                    "Head to head", "Strategies", "Faction x strategy",
-                    "Strengths (Plackett-Luce)", "Where the points come from",
-                    "Power of the sample"]:
-        assert f"## {heading}\n" in md
-        assert f">{heading}</h2>" in html
+    headings = ["Verdict", "Caveat", "Factions", "Factions by player count",
+                "Which factions differ", "Seat advantage", "Head to head", "Strategies",
+                "Faction x strategy", "Strengths (Plackett-Luce)", "Where the points come from",
+                "When and where an edge arises", "Power of the sample", "Method", "Run"]
+    # The answer first, the run's details last, every section once.
+    assert re.findall(r"^## (.+)$", md, re.M) == headings
+    assert re.findall(r"<h2[^>]*>([^<]+)</h2>", html) == headings
     for text in (md, html):
         assert "not how they fare in human play" in text
         assert "greedy, random" in text
         assert "Holm" in text and "[95% Wilson]" in text and "[95% t]" in text
         assert "mermaids town bonus (invented)" in text  # data marked approximate
+        assert "made with `--no-actions`" in text or "made with <code>--no-actions" in text
     pngs = sorted(p.name for p in (out / "plots").glob("*.png"))
-    assert {"win_share.png", "margin.png", "seats.png", "head_to_head.png", "strengths.png",
+    assert {"factions.png", "seats.png", "head_to_head.png", "strengths.png",
             "faction_strategy.png", "vp_categories.png", "score_distribution.png",
-            "game_length.png"} <= set(pngs)
+            "game_length.png", "vp_sources.png"} <= set(pngs)
     # Self-contained: every plot is embedded, nothing is fetched.
     assert html.count("src='data:image/png;base64,") == len(pngs)
     assert not re.search(r"(src|href)=['\"]https?:", html)
@@ -138,7 +143,8 @@ def test_report_files_and_sections(report):
     csvs = {p.stem for p in (out / "tables").glob("*.csv")}
     assert {"factions", "factions_by_player_count", "seats", "head_to_head", "strategies",
             "faction_strategy", "strengths", "vp_categories", "score_distribution",
-            "game_length", "power"} <= csvs
+            "game_length", "power", "pairwise", "tiers", "faction_strategy_interaction",
+            "ranking_agreement", "vp_sources"} <= csvs
     assert all(p.exists() for p in report.files)
 
 
@@ -204,6 +210,8 @@ def test_cli_report(run_dir, tmp_path):
                               "--format", "html"])
     assert res.exit_code == 0, res.output
     assert "Report written to" in res.output and "witches" in res.output
+    assert f"open {tmp_path / 'c' / 'report.html'}" in res.stdout  # the file to open, named
+    assert "report: factions..." in res.stderr  # the stages, as they run
     assert (tmp_path / "c" / "report.html").is_file()
     assert not (tmp_path / "c" / "report.md").exists()
     bad = runner.invoke(cli, ["report", str(tmp_path / "missing")])
@@ -211,6 +219,24 @@ def test_cli_report(run_dir, tmp_path):
     assert "Traceback" not in bad.output
     bad = runner.invoke(cli, ["report", str(run_dir), "--format", "pdf"])
     assert bad.exit_code == 2 and "unknown report format" in bad.output
+
+
+def test_cli_report_open_and_quiet(run_dir, tmp_path, monkeypatch):
+    import webbrowser
+
+    from terra_sim.cli import cli
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    res = CliRunner().invoke(cli, ["report", str(run_dir), "--out", str(tmp_path / "o"),
+                                   "--open", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert opened == [(tmp_path / "o" / "report.html").resolve().as_uri()]
+    assert res.stderr == ""  # --quiet: no stages
+    assert res.stdout.splitlines()[-1].endswith(f"open {tmp_path / 'o' / 'report.html'}")
+    md_only = CliRunner().invoke(cli, ["report", str(run_dir), "--out", str(tmp_path / "m"),
+                                       "--format", "md", "-q"])
+    assert md_only.stdout.splitlines()[-1].endswith(f"open {tmp_path / 'm' / 'report.md'}")
 
 
 def test_cli_help_text():
@@ -230,7 +256,11 @@ def test_one_bot_one_player_count(tmp_path):
     assert set(st["block"]) == {"faction"}  # one bot: no strategy effect to estimate
     assert pl.read_csv(r.out_dir / "tables" / "power.csv")["n_players"].to_list() == [4]
     assert "120 games" in r.summary and "0 lost to errors" in r.summary
-    assert "(greedy)" in (r.out_dir / "report.md").read_text()
+    md = (r.out_dir / "report.md").read_text()
+    assert "(greedy)" in md
+    # One player count: a table by player count would repeat the factions table.
+    assert "## Factions by player count" not in md
+    assert "players: 4" not in r.headline and "This run finds an edge of " in r.headline
 
 
 def test_plots_accept_bounds_a_rounding_error_past_the_point(tmp_path):

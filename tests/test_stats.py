@@ -101,6 +101,30 @@ def test_verdicts():
     assert v == ["above fair", "below fair", "consistent with fair", "too few games"]
 
 
+def test_combined_verdicts_every_pair():
+    a, b, c, x = "above fair", "below fair", "consistent with fair", "too few games"
+    win = [a, c, a, b, c, b, a, c, x, x, a]
+    margin = [a, a, c, b, b, c, b, c, x, a, x]
+    assert stats.combined_verdicts(win, margin) == [
+        "too strong", "too strong", "too strong", "too weak", "too weak", "too weak",
+        "disputed", "fair", "too few games", "too strong", "too strong"]
+
+
+def test_min_detectable_mean_difference_by_hand_and_by_power():
+    # (z_0.975 + z_0.8) x sd / sqrt(n) = (1.95996 + 0.84162) x 10 / 20.
+    d = float(stats.min_detectable_mean_difference(10.0, 400))
+    assert d == pytest.approx(2.80158 * 10 / 20, abs=1e-4)
+    # Independently: a one-sample t-test of n = 400 at that shift has 80% power (noncentral t).
+    n, df = 400, 399
+    crit = sps.t.ppf(0.975, df)
+    power = sps.nct.sf(crit, df, d / (10 / math.sqrt(n))) + sps.nct.cdf(-crit, df,
+                                                                         d / (10 / math.sqrt(n)))
+    assert power == pytest.approx(0.80, abs=0.005)
+    # A stricter alpha needs a bigger shift; one observation has no spread to test against.
+    assert float(stats.min_detectable_mean_difference(10.0, 400, alpha=0.005)) > d
+    assert math.isnan(float(stats.min_detectable_mean_difference(10.0, 1)))
+
+
 def test_newcombe_published_example():
     # Newcombe (1998), method 10: 56/70 vs 48/80 -> difference 0.1833, 95% CI 0.0524 to 0.3339.
     lo, hi = stats.newcombe_diff_interval(48, 80, 56, 70)

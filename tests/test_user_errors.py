@@ -35,11 +35,15 @@ def invoke(*args) -> Result:
     return CliRunner().invoke(cli, [str(a) for a in args])
 
 
+STAGE = re.compile(r"report: [\w ().,-]+\.\.\.")  # a report's stages, told as they start
+
+
 def refused(result: Result) -> str:
-    """The one line a refused command printed, after checking it is one line and exit 2."""
+    """The one line a refused command printed, after checking it is one line and exit 2 (the
+    stages a report had begun are told before it, and are not part of the error)."""
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
-    lines = result.output.strip().splitlines()
+    lines = [line for line in result.output.strip().splitlines() if not STAGE.fullmatch(line)]
     assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
     return lines[0].removeprefix("Error: ")
 

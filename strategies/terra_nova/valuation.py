@@ -9,6 +9,8 @@ that money, power, income and position can be weighed against points; a bot's `w
 
 from __future__ import annotations
 
+from typing import Any
+
 from terra_sim.core.hexmap import bits, components
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
@@ -155,8 +157,15 @@ def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> fl
 
 
 def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
-    """Shovels p needs per terrain (ring index), so hot loops skip state.shovels()."""
-    return [state.shovels_for(p, t) for t in range(len(state.data.ring))]
+    """Shovels p needs per terrain (ring index), so hot loops skip state.shovels(); the same
+    rule as state.shovels_for, one row of the ring table at a time."""
+    home = p.faction.home
+    cap = p.eff.get("max_shovels", 0)
+    out = []
+    for row in state.data.ring_table:
+        need = row[home]
+        out.append(min(need, cap) if cap and need else need)
+    return out
 
 
 def reach_value(state: TerraNovaState, p: Player) -> tuple[float, int]:
@@ -174,15 +183,74 @@ def reach_value(state: TerraNovaState, p: Player) -> tuple[float, int]:
 
 
 class Context:
-    """Per-decision facts that one action of the deciding seat cannot change."""
+    """Per-decision facts that one action of the deciding seat cannot change, and a memo of the
+    board-shaped terms of the valuation.
 
-    __slots__ = ("seat", "others_network", "fut", "w")
+    The look-ahead values about ten states per decision, and half of them (an upgrade, a power
+    action, an exchange) leave the deciding seat's buildings where they were. The memo keys each
+    term by what it reads, and serves it only while the board it was made on stands: the same
+    adjacency (a bridge replaces it), the same abilities (a palace replaces them) and, for
+    reach, the same terrain (a dig changes it). The first state valued sets that board.
+    """
+
+    __slots__ = ("seat", "others_network", "fut", "w", "adj", "eff", "terrain", "networks",
+                 "steps", "reaches", "worths")
 
     def __init__(self, seat: int, w: dict[str, float], fut: int, others_network: list[int]):
         self.seat = seat
         self.w = w
         self.fut = fut
         self.others_network = others_network
+        self.adj: list[int] | None = None
+        self.eff: dict[str, Any] | None = None
+        self.terrain: list[int] = []
+        self.networks: dict[tuple[int, int], int] = {}
+        self.steps: dict[tuple[int, int, int, int, int], int] = {}
+        self.reaches: dict[tuple[int, int, int], tuple[float, int]] = {}
+        self.worths: dict[tuple[tuple[int, ...], int, int, int, int, str], float] = {}
+
+    def same_board(self, state: TerraNovaState, p: Player) -> bool:
+        """Whether p (the deciding seat) still has the adjacency and abilities the memo holds."""
+        if self.adj is None:
+            self.adj, self.eff, self.terrain = state.adj, p.eff, state.terrain[:]
+            return True
+        return state.adj is self.adj and p.eff is self.eff
+
+    def network(self, state: TerraNovaState, p: Player, same: bool) -> int:
+        if not same:
+            return network_size(state, p)
+        key = (p.buildings, p.sail)
+        size = self.networks.get(key)
+        if size is None:
+            size = self.networks[key] = network_size(state, p)
+        return size
+
+    def town_steps(self, state: TerraNovaState, p: Player, same: bool) -> int:
+        if not same:
+            return town_steps(state, p)
+        key = (p.houses, p.tps, p.palaces, p.towns, len(p.tiles_used))
+        steps = self.steps.get(key)
+        if steps is None:
+            steps = self.steps[key] = town_steps(state, p)
+        return steps
+
+    def town_worth(self, state: TerraNovaState, p: Player, same: bool) -> float:
+        if not same:
+            return town_worth(state, p, self.w)
+        key = (p.tiles_used, p.p1, p.p2, p.sail, state.round, state.stage)
+        worth = self.worths.get(key)
+        if worth is None:
+            worth = self.worths[key] = town_worth(state, p, self.w)
+        return worth
+
+    def reach(self, state: TerraNovaState, p: Player, same: bool) -> tuple[float, int]:
+        if not same or state.terrain != self.terrain:
+            return reach_value(state, p)
+        key = (p.buildings, state.sailing(p), state.occupied)
+        value = self.reaches.get(key)
+        if value is None:
+            value = self.reaches[key] = reach_value(state, p)
+        return value
 
     @staticmethod
     def of(state: TerraNovaState, seat: int, w: dict[str, float]) -> Context:
@@ -199,12 +267,13 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     # (the same number at another magnitude rounds differently, and can break a tie otherwise).
     v = float(p.total_vp - p.faction.start_vp)
     fut = future_incomes(state)
-    size = network_size(state, p)
+    same = seat == ctx.seat and ctx.same_board(state, p)
+    size = ctx.network(state, p, same)
     terr = territory_share(size, ctx.others_network, data.territory_points)
     pending_towns = sum(1 for d, who in state.pending if d == "town" and who == seat)
     # The town weight scales a founded town as well as the progress towards one, so a group one
     # step from a town never holds more than founding it would bring.
-    worth = town_worth(state, p, w) * w["town"]
+    worth = ctx.town_worth(state, p, same) * w["town"]
     v += pending_towns * worth
     if not p.passed and state.round >= 1:
         v += dropout_vp(state, p)  # scored when p drops out this round: a building counts now
@@ -212,7 +281,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
         v += (p.money + p.p3) / data.coins_per_vp + terr
         if not p.passed:
             # the last round: a town one or two actions away still pays if money allows
-            steps = town_steps(state, p)
+            steps = ctx.town_steps(state, p, same)
             if steps <= 2 and p.money + p.p3 >= 7 * steps:
                 v += worth * TOWN_STEP_SHARE[steps] * 0.8
         return v
@@ -227,8 +296,8 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     v += w["territory"] * age * terr
     v += w["house"] * p.houses.bit_count() + w["tp"] * p.tps.bit_count()
     v += w["palace_ability"] * ability_value(p) * (fut + 0.5)
-    v += worth * town_progress(state, p)
-    reach, ready = reach_value(state, p)
+    v += worth * step_share(ctx.town_steps(state, p, same))
+    reach, ready = ctx.reach(state, p, same)
     v += w["reach"] * min(reach, 12.0) + w["prepared"] * min(ready, 3)
     v += w["sail"] * p.sail * min(fut, 3) / 3
     if w["opponent_adjacent"]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from terra_sim.analysis import plots, stats, tables
+from terra_sim.analysis import paired, plots, stats, tables
 from terra_sim.analysis.files import raise_if_damaged
 from terra_sim.analysis.report import (
     FORMATS,
@@ -63,9 +63,16 @@ def change_table(ta: pl.DataFrame, tb: pl.DataFrame, keys: list[str],
     ).fill_nan(None)
 
 
+# How each change's interval is made: two independent samples, or the runs' paired games.
+INDEPENDENT = ("Newcombe", "Welch")
+PAIRED = ("paired t", "paired t")
+
+
 def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
-             correction: str) -> pl.DataFrame:
+             correction: str, methods: tuple[str, str] = INDEPENDENT) -> pl.DataFrame:
     cname = stats.CORRECTIONS[correction][0]
+    win_change = f"change [95% {methods[0]}]"
+    margin_change = f"margin change [95% {methods[1]}]"
     rows = []
     for r in df.iter_rows(named=True):
         def n(x) -> str:
@@ -76,18 +83,16 @@ def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
             "games A / B": f"{n(r['games_a'])} / {n(r['games_b'])}",
             "win share A [95% Wilson]": pct_ci(r["win_share_a"], r["win_lo_a"], r["win_hi_a"]),
             "win share B [95% Wilson]": pct_ci(r["win_share_b"], r["win_lo_b"], r["win_hi_b"]),
-            "change [95% Newcombe]": _pp_ci(r["win_change"], r["win_change_lo"],
-                                             r["win_change_hi"]),
+            win_change: _pp_ci(r["win_change"], r["win_change_lo"], r["win_change_hi"]),
             f"p ({cname})": pval(r["win_change_p_adjusted"]),
-            "margin change [95% Welch]": num_ci(r["margin_change"], r["margin_change_lo"],
-                                                r["margin_change_hi"], signed=True),
+            margin_change: num_ci(r["margin_change"], r["margin_change_lo"],
+                                  r["margin_change_hi"], signed=True),
             f"margin p ({cname})": pval(r["margin_change_p_adjusted"]),
             "significant": _sig(r),
         })
     cols = [labels[k] for k in keys] + [
         "games A / B", "win share A [95% Wilson]", "win share B [95% Wilson]",
-        "change [95% Newcombe]", f"p ({cname})", "margin change [95% Welch]",
-        f"margin p ({cname})", "significant"]
+        win_change, f"p ({cname})", margin_change, f"margin p ({cname})", "significant"]
     return pl.DataFrame(rows, schema={c: pl.Utf8 for c in cols})
 
 
@@ -108,6 +113,11 @@ def _sig(r: dict) -> str:
     if r["margin_change_significant"]:
         parts.append("margin " + ("up" if r["margin_change"] > 0 else "down"))
     return ", ".join(parts) or "no"
+
+
+def _ratio(paired_ct: pl.DataFrame, independent: pl.DataFrame, col: str) -> str:
+    r = paired.width_ratio(paired_ct, independent, col)
+    return "n/a" if np.isnan(r) else f"{100 * r:.0f}%"
 
 
 def _change_phrase(r: dict) -> str:
@@ -164,12 +174,14 @@ def _runs_table(ra: tables.Run, rb: tables.Run, oa: dict, ob: dict) -> pl.DataFr
          str(rb.manifest.get("master_seed", "?"))),
         ("data set", f"{ra.manifest.get('data_set', '?')} ({ra.manifest.get('data_hash', '?')})",
          f"{rb.manifest.get('data_set', '?')} ({rb.manifest.get('data_hash', '?')})"),
-        ("what-if overrides", ov(ra.manifest), ov(rb.manifest)),
         ("versions", f"{ra.manifest.get('package_version', '?')} / "
                      f"{ra.manifest.get('engine_version', '?')}",
          f"{rb.manifest.get('package_version', '?')} / "
          f"{rb.manifest.get('engine_version', '?')}"),
     ]
+    if ov(ra.manifest) == ov(rb.manifest) != "none":
+        # Overrides that differ are listed once, under "What changed"; shared ones only here.
+        items.append(("what-if overrides (both)", ov(ra.manifest), ov(rb.manifest)))
     return pl.DataFrame({"": [i[0] for i in items], "run A": [i[1] for i in items],
                          "run B": [i[2] for i in items]})
 
@@ -253,15 +265,42 @@ def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
                                             "is nothing to compare."]))
         summary.append("One run has no finished games: nothing to compare.")
     else:
-        same_counts = set(oa["games_by_count"]) == set(ob["games_by_count"])
+        joined, unpaired_why = paired.pair_games(ra, rb)
+        # Paired games have the same player count on both sides, so their tests always hold.
+        same_counts = joined is not None or (
+            set(oa["games_by_count"]) == set(ob["games_by_count"]))
         ct = change_table(tables.faction_table(ra, correction),
                           tables.faction_table(rb, correction), ["faction"], correction)
-        if not same_counts:
-            ct = _untested(ct)
+        methods = INDEPENDENT
+        if joined is not None:
+            independent = ct
+            ct = paired.paired_change_table(joined, ["faction"], correction)
+            cc = paired.paired_change_table(joined, ["n_players", "faction"], correction)
+            methods = PAIRED
+            pairs = joined["game_id"].n_unique()
+            named = paired.touched(ct["faction"].to_list(), changes["setting"].to_list())
+            analysis = (
+                f"Analysis: paired. The runs share a plan (master seed, and the same factions "
+                f"and bots in the same seats of every game), so game i of A is set against "
+                f"game i of B over the {pairs:,} games both finished: each change is the mean "
+                "per-game difference, with a paired t 95% interval and test. Paired intervals "
+                f"are {_ratio(ct, independent, 'win')} (win share) and "
+                f"{_ratio(ct, independent, 'margin')} (margin) of the width an "
+                "independent-samples analysis of the same runs gives.")
+            if named:
+                analysis += (f" The change names {', '.join(named)}; every other row is its "
+                             "knock-on effect on a faction the change did not touch.")
+        else:
+            if not same_counts:
+                ct = _untested(ct)
+            cc = change_table(tables.faction_count_table(ra, correction),
+                              tables.faction_count_table(rb, correction),
+                              ["n_players", "faction"], correction)
+            analysis = (f"Analysis: independent samples, because {unpaired_why}. (Runs of one "
+                        "plan, e.g. the same config with one override changed, are analysed "
+                        "game by game, with narrower intervals.)")
+        summary.append(analysis)
         save_csv(ct, out_dir, "faction_changes", files)
-        cc = change_table(tables.faction_count_table(ra, correction),
-                          tables.faction_count_table(rb, correction),
-                          ["n_players", "faction"], correction)
         save_csv(cc, out_dir, "faction_changes_by_player_count", files)
         imgs = []
         if same_counts:
@@ -272,16 +311,20 @@ def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
             verdict = (f"Significant after {cname} correction (alpha = {tables.ALPHA}, win share "
                        f"and margin each corrected across the {ct.height} factions): {found}.")
             summary.append(verdict)
-            text = ["Win share change is B minus A with Newcombe's 95% interval for a difference "
-                    "of proportions (built from the two Wilson intervals) and a pooled "
-                    "two-proportion z-test; margin change uses Welch's 95% t interval and test. "
-                    + verdict,
-                    "With different player-count mixes the expected shares differ too; the "
-                    "table by player count below compares like with like."]
+            if joined is not None:
+                text = [analysis + " " + verdict]
+            else:
+                text = [analysis,
+                        "Win share change is B minus A with Newcombe's 95% interval for a "
+                        "difference of proportions (built from the two Wilson intervals) and a "
+                        "pooled two-proportion z-test; margin change uses Welch's 95% t interval "
+                        "and test. " + verdict,
+                        "With different player-count mixes the expected shares differ too; the "
+                        "table by player count below compares like with like."]
             for col, label, title, name, scale in (
-                    ("win_change", "change in win share, B minus A, pp [95% Newcombe]",
+                    ("win_change", f"change in win share, B minus A, pp [95% {methods[0]}]",
                      "Change in win share by faction", "win_share_change", 100.0),
-                    ("margin_change", "change in mean VP margin, B minus A [95% Welch]",
+                    ("margin_change", f"change in mean VP margin, B minus A [95% {methods[1]}]",
                      "Change in VP margin by faction", "margin_change", 1.0)):
                 p = plots.change_forest(ct, col, out_dir / "plots" / f"{name}.png", label,
                                         title, scale)
@@ -295,19 +338,20 @@ def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
                       "count is compared.")
             verdict = _by_count_verdict(cc, cname)
             summary += [differ, verdict]
-            text = [f"**{differ}** A faction's pooled win share differs between such runs by "
+            text = [analysis,
+                    f"**{differ}** A faction's pooled win share differs between such runs by "
                     "the player counts alone (a fair share is 1/n), so the table below shows the "
                     "raw numbers without a test; see the table by player count. " + verdict]
         sections.append(Section(
             "Change by faction", text,
             [(f"Change by faction (B minus A), p adjusted by {cname}",
-              _display(ct, ["faction"], {"faction": "faction"}, correction))], imgs))
+              _display(ct, ["faction"], {"faction": "faction"}, correction, methods))], imgs))
         sections.append(Section(
             "Change by faction and player count", [],
             [(f"Change by faction and player count (B minus A), p adjusted by {cname} across "
               "all rows", _display(cc, ["n_players", "faction"],
                                    {"n_players": "players", "faction": "faction"},
-                                   correction))]))
+                                   correction, methods))]))
     summary.append("Caveat: " + caveat_text(strategies))
     title = f"What-if comparison: {name_b} vs {name_a}"
     write_outputs(title, sections, out_dir, fmts, files)

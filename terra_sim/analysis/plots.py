@@ -12,17 +12,18 @@ matplotlib.use("Agg")  # no display: reports are built in terminals and workers
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 from terra_sim.analysis.files import writing  # noqa: E402
+from terra_sim.analysis.render import VERDICT_COLOURS  # noqa: E402
 
 DPI = 120
-VERDICT_COLOURS = {"above fair": "#1a9850", "below fair": "#d73027",
-                   "consistent with fair": "#4d4d4d", "too few games": "#aaaaaa"}
 plt.rcParams.update({"font.size": 11, "axes.titlesize": 13, "axes.titleweight": "bold"})
 
 
-def _save(fig, path: Path) -> Path:
-    fig.tight_layout()
+def _save(fig, path: Path, tight: bool = True) -> Path:
+    if tight:  # else the figure is laid out already, with room kept for a legend below
+        fig.tight_layout()
     try:
         with writing(path):
             fig.savefig(path, dpi=DPI)
@@ -42,76 +43,90 @@ def _whiskers(ax, x, y, lo, hi, colours: list[str]) -> None:
     by_point = np.asarray(colours)
     for c in dict.fromkeys(colours):
         m = by_point == c
-        ax.errorbar(x[m], y[m], xerr=_err(x[m], lo[m], hi[m]), fmt="none", ecolor=c,
-                    capsize=3, lw=1.5)
+        ax.errorbar(x[m], y[m], xerr=[np.nan_to_num(e) for e in _err(x[m], lo[m], hi[m])],
+                    fmt="none", ecolor=c, capsize=3, lw=1.5)
 
 
 def _height(rows: int) -> float:
     return max(3.0, 0.38 * rows + 1.5)
 
 
-def win_share(ft: pl.DataFrame, path: Path, title: str = "Win share by faction") -> Path:
-    """Horizontal dots with 95% Wilson whiskers against each faction's expected share."""
-    df = ft.sort("win_share")
-    y = np.arange(df.height)
-    fig, ax = plt.subplots(figsize=(8, _height(df.height)))
-    share = df["win_share"].to_numpy() * 100
-    lo, hi = df["win_lo"].to_numpy() * 100, df["win_hi"].to_numpy() * 100
-    colours = [VERDICT_COLOURS.get(v, "#4d4d4d") for v in df["verdict"]]
-    _whiskers(ax, share, y, lo, hi, colours)
-    ax.scatter(share, y, c=colours, zorder=3, label="win share [95% Wilson]")
-    ax.scatter(df["expected_share"].to_numpy() * 100, y, marker="|", s=200, c="#2166ac",
-               zorder=2, label="expected share (1/n per game)")
-    ax.set_yticks(y, df["faction"].to_list())
-    ax.set_xlabel("win share, % of games (ties split)")
-    ax.set_title(title)
+def _colours(verdicts) -> list[str]:
+    return [VERDICT_COLOURS.get(v, VERDICT_COLOURS["fair"]) for v in verdicts]
+
+
+def _dots(ax, x, lo, hi, colours: list[str], labels: list[str], ref: float,
+          ref_label: str, xlabel: str) -> None:
+    """One row per label (the first on top): a dot with its interval, and the line a fair row
+    would sit on. Dots, not bars from 0, so that an edge of a point or two shows."""
+    y = np.arange(len(labels))[::-1].astype(float)
+    _whiskers(ax, x, y, lo, hi, colours)
+    ax.scatter(x, y, c=colours, zorder=3, s=36)
+    ax.axvline(ref, color="black", lw=1, ls="--", label=ref_label)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=9)
-    return _save(fig, path)
 
 
-def margin(ft: pl.DataFrame, path: Path, title: str = "VP margin by faction") -> Path:
-    """Mean VP margin (VP minus the game's mean) with 95% t intervals."""
-    df = ft.sort("margin_mean")
-    y = np.arange(df.height)
+def _verdict_legend(fig, verdicts, ref_label: str) -> None:
+    handles = [Line2D([], [], marker="o", ls="", color=VERDICT_COLOURS[v], label=v)
+               for v in VERDICT_COLOURS if v in set(verdicts)]
+    handles.append(Line2D([], [], color="black", ls="--", lw=1, label=ref_label))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=9,
+               frameon=False, bbox_to_anchor=(0.5, 0.0))
+
+
+def _two_measures(axes, df: pl.DataFrame, labels: list[str], expected: str) -> None:
+    """Win share (around its expected share) on the left, VP margin (around 0) on the right,
+    rows in the order of `df`, coloured by verdict."""
+    colours = _colours(df["verdict"].to_list())
+    edge = df["edge"].to_numpy() * 100
+    _dots(axes[0], edge, df["edge_lo"].to_numpy() * 100, df["edge_hi"].to_numpy() * 100,
+          colours, labels, 0.0, "fair", f"win share minus expected ({expected}), pp [95% Wilson]")
     m = df["margin_mean"].to_numpy()
-    lo, hi = df["margin_lo"].to_numpy(), df["margin_hi"].to_numpy()
-    fig, ax = plt.subplots(figsize=(8, _height(df.height)))
-    ax.errorbar(m, y, xerr=_err(m, lo, hi), fmt="o", color="#4d4d4d", capsize=3,
-                label="mean margin [95% t]")
-    ax.axvline(0, color="#2166ac", lw=1, ls="--", label="fair (0)")
-    ax.set_yticks(y, df["faction"].to_list())
-    ax.set_xlabel("VP margin (player VP minus game mean VP)")
-    ax.set_title(title)
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=9)
-    return _save(fig, path)
+    _dots(axes[1], m, df["margin_lo"].to_numpy(), df["margin_hi"].to_numpy(), colours, labels,
+          0.0, "fair", "VP margin (VP minus game mean) [95% t]")
+    axes[1].tick_params(labelleft=False)
+
+
+def factions(ft: pl.DataFrame, path: Path, expected: str) -> Path:
+    """Both measures side by side, strongest faction on top (rows in the order of `ft`),
+    coloured by verdict."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, _height(ft.height) + 0.4), sharey=True)
+    _two_measures(axes, ft, ft["faction"].cast(pl.Utf8).to_list(), expected)
+    axes[0].set_title("Win share edge")
+    axes[1].set_title("VP margin")
+    fig.suptitle("Factions, strongest on top", fontweight="bold")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    _verdict_legend(fig, ft["verdict"].to_list(), "fair (0)")
+    return _save(fig, path, tight=False)
 
 
 def seats(st: pl.DataFrame, path: Path) -> Path:
-    """Win share by seat, one panel per player count, with 95% Wilson whiskers and 1/n."""
+    """Win share by seat around 1/n and VP margin around 0, one row of panels per player count,
+    coloured by verdict."""
     counts = sorted(st["n_players"].unique().to_list())
-    fig, axes = plt.subplots(1, len(counts), figsize=(4.2 * len(counts) + 1, 4), squeeze=False)
-    for ax, n in zip(axes[0], counts, strict=True):
+    heights = [max(1, st.filter(pl.col("n_players") == n).height) for n in counts]
+    fig, axes = plt.subplots(len(counts), 2, squeeze=False,
+                             figsize=(11, 0.38 * sum(heights) + 1.3 * len(counts) + 1.2),
+                             gridspec_kw={"height_ratios": heights})
+    for row, n in zip(axes, counts, strict=True):
         sub = st.filter(pl.col("n_players") == n).sort("seat")
-        x = sub["seat"].to_numpy() + 1
-        s = sub["win_share"].to_numpy() * 100
-        lo, hi = sub["win_lo"].to_numpy() * 100, sub["win_hi"].to_numpy() * 100
-        ax.bar(x, s, color="#92c5de", edgecolor="#2166ac")
-        ax.errorbar(x, s, yerr=_err(s, lo, hi), fmt="none", ecolor="black", capsize=4)
-        ax.axhline(100 / n, color="#d73027", ls="--", lw=1, label=f"fair (1/{n})")
-        ax.set_xticks(x)
-        ax.set_xlabel("seat (1 = start player)")
-        ax.set_ylabel("win share, % [95% Wilson]")
-        ax.set_title(f"{n} players")
-        ax.legend(fontsize=9)
+        labels = [f"seat {s + 1}" + (" (starts)" if s == 0 else "") for s in sub["seat"]]
+        _two_measures(row, sub, labels, f"1/{n}")
+        row[0].set_title(f"{n} players: win share edge", fontsize=11)
+        row[1].set_title(f"{n} players: VP margin", fontsize=11)
     fig.suptitle("Seat advantage", fontweight="bold")
-    return _save(fig, path)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    _verdict_legend(fig, st["verdict"].to_list(), "fair (0)")
+    return _save(fig, path, tight=False)
 
 
-def head_to_head(h2h: pl.DataFrame, path: Path) -> Path:
-    """Heat map: share of shared games where the row faction finished ahead of the column."""
-    names = sorted(set(h2h["row"].to_list()) | set(h2h["col"].to_list()))
+def head_to_head(h2h: pl.DataFrame, path: Path, order: list[str] | None = None) -> Path:
+    """Heat map: share of shared games where the row faction finished ahead of the column,
+    rows and columns in `order` (strongest first), else by name."""
+    met = set(h2h["row"].to_list()) | set(h2h["col"].to_list())
+    names = [f for f in order or [] if f in met] + sorted(met - set(order or []))
     idx = {f: i for i, f in enumerate(names)}
     mat = np.full((len(names), len(names)), np.nan)
     games = np.zeros_like(mat)
@@ -129,8 +144,8 @@ def head_to_head(h2h: pl.DataFrame, path: Path) -> Path:
                             color="white" if abs(mat[i, j] - 50) > 25 else "black")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
-    ax.set_xlabel("column faction")
-    ax.set_ylabel("row faction")
+    ax.set_xlabel("column faction" + (", strongest first" if order else ""))
+    ax.set_ylabel("row faction" + (", strongest first" if order else ""))
     ax.set_title("Head to head: % of shared games row finished ahead (ties ½)")
     fig.colorbar(im, ax=ax, label="% of games row ahead of column", shrink=0.8)
     return _save(fig, path)
@@ -253,6 +268,114 @@ def change_forest(diff: pl.DataFrame, col: str, path: Path, xlabel: str, title: 
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)
+
+
+def vp_by_round(vr: pl.DataFrame, path: Path) -> Path:
+    """Each faction's VP against the average faction, round by round (the last point is the
+    final score), with 95% bands: when the edge arises."""
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    last = int(vr["round"].max())  # type: ignore[arg-type]
+    order = (vr.filter(pl.col("round") == last).sort("vs_average", descending=True)["faction"]
+             .to_list())
+    cmap = plt.get_cmap("tab20")
+    for i, f in enumerate(order):
+        d = vr.filter(pl.col("faction") == f).sort("round")
+        x = d["round"].to_numpy()
+        colour = cmap(i % 20)
+        ax.plot(x, d["vs_average"].to_numpy(), marker="o", ms=3, lw=1.6, color=colour, label=f)
+        lo, hi = d["lo"].to_numpy(), d["hi"].to_numpy()
+        ok = ~(np.isnan(lo.astype(float)) | np.isnan(hi.astype(float)))
+        ax.fill_between(x[ok], lo[ok], hi[ok], color=colour, alpha=0.12, lw=0)
+    ax.axhline(0, color="#888888", lw=1)
+    ticks = list(range(1, last + 1))
+    ax.set_xticks(ticks, [str(t) for t in ticks[:-1]] + ["final"])
+    ax.set_xlabel("end of round")
+    ax.set_ylabel("VP minus the average faction's [95%]")
+    ax.set_title("When the edge arises: VP by round against the average faction")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    return _save(fig, path)
+
+
+def action_mix(mix: pl.DataFrame, path: Path, kinds: int = 10) -> Path:
+    """Actions per game by kind (the most played kinds), factions down, as a heat table."""
+    top = (mix.group_by("kind").agg(pl.col("count").sum()).sort("count", descending=True)
+           ["kind"].head(kinds).to_list())
+    grid = (mix.filter(pl.col("kind").is_in(top))
+            .pivot(on="kind", index="faction", values="per_game").fill_null(0.0)
+            .sort("faction"))
+    cols = [k for k in top if k in grid.columns]
+    values = grid.select(cols).to_numpy()
+    fig, ax = plt.subplots(figsize=(1.0 * len(cols) + 3, _height(grid.height)))
+    im = ax.imshow(values, cmap="Blues", aspect="auto")
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=8,
+                color="white" if v > values.max() * 0.6 else "black")
+    ax.set_xticks(range(len(cols)), cols, rotation=35, ha="right")
+    ax.set_yticks(range(grid.height), grid["faction"].to_list())
+    ax.set_title("Action mix: actions per game by kind")
+    fig.colorbar(im, ax=ax, label="actions per game", shrink=0.8)
+    return _save(fig, path)
+
+
+def build_map(sites: pl.DataFrame, path: Path, cells: dict[str, tuple[float, float]]) -> Path:
+    """Small multiples of the board, one per faction: each space shaded by the share of the
+    faction's builds that went there."""
+    factions = sites["faction"].unique().sort().to_list()
+    cols = min(4, max(1, len(factions)))
+    rows = -(-len(factions) // cols)
+    xs = np.array([p[0] for p in cells.values()])
+    ys = np.array([p[1] for p in cells.values()])
+    names = list(cells)
+    top = float(sites["share"].max() or 1.0)  # type: ignore[arg-type]
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.6 * rows + 0.6), squeeze=False)
+    for ax in axes.flat:
+        ax.set_axis_off()
+    for ax, f in zip(axes.flat, factions, strict=False):
+        share = dict(sites.filter(pl.col("faction") == f).select("site", "share").iter_rows())
+        v = np.array([share.get(n, 0.0) for n in names])
+        ax.scatter(xs, ys, c=v, cmap="YlOrRd", vmin=0, vmax=top, s=40, marker="h",
+                   edgecolors="#bbbbbb", linewidths=0.4)
+        ax.set_title(f, fontsize=10)
+        ax.set_aspect("equal")
+    fig.suptitle("Where each faction builds (share of its builds per space)",
+                 fontweight="bold")
+    sm = plt.cm.ScalarMappable(cmap="YlOrRd", norm=plt.Normalize(0, top))
+    fig.colorbar(sm, ax=axes.ravel().tolist(), label="share of the faction's builds",
+                 shrink=0.6)
+    try:
+        with writing(path):
+            fig.savefig(path, dpi=DPI)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def vp_sources(src: pl.DataFrame, path: Path) -> Path:
+    """VP by source against the average faction, with 95% intervals: one panel per source."""
+    cats = src["category"].unique().sort().to_list()
+    factions = src["faction"].unique().sort(descending=True).to_list()
+    fig, axes = plt.subplots(1, len(cats), figsize=(2.3 * len(cats) + 2,
+                                                    _height(len(factions))),
+                             sharey=True, squeeze=False)
+    y = np.arange(len(factions))
+    for ax, c in zip(axes[0], cats, strict=True):
+        d = {r["faction"]: r for r in src.filter(pl.col("category") == c).iter_rows(named=True)}
+        x = np.array([d[f]["vs_average"] if f in d else np.nan for f in factions], dtype=float)
+        lo = np.array([d[f]["lo"] if f in d and d[f]["lo"] is not None else np.nan
+                       for f in factions], dtype=float)
+        hi = np.array([d[f]["hi"] if f in d and d[f]["hi"] is not None else np.nan
+                       for f in factions], dtype=float)
+        colours = ["#1a9850" if lo_ > 0 else "#d73027" if hi_ < 0 else "#4d4d4d"
+                   for lo_, hi_ in zip(lo, hi, strict=True)]
+        ax.scatter(x, y, c=colours, s=18, zorder=3)
+        ok = ~np.isnan(lo)
+        _whiskers(ax, x[ok], y[ok], lo[ok], hi[ok], [c_ for c_, o in zip(colours, ok,
+                                                                       strict=True) if o])
+        ax.axvline(0, color="#888888", lw=1)
+        ax.set_title(c, fontsize=10)
+    axes[0][0].set_yticks(y, factions)
+    fig.suptitle("VP by source against the average faction [95%]", fontweight="bold")
     return _save(fig, path)
 
 

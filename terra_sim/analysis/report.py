@@ -1,192 +1,49 @@
 """The balance report of one run: tables (CSV), plots (PNG), report.md, a self-contained
-report.html and a short terminal summary. `build_report` is the entry point."""
+report.html and a short terminal summary, the answer first. `build_report` is the entry point."""
 
 from __future__ import annotations
 
-import base64
-import html
 import json
-import math
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from terra_sim.analysis import plots, stats, tables
+from terra_sim import storage
+from terra_sim.analysis import course, headline, interaction, ranking, stats, tables
 from terra_sim.analysis.files import raise_if_damaged, writing
+from terra_sim.analysis.render import (  # compare.py still imports these from here
+    FORMATS,
+    Section,
+    _nan,
+    num_ci,
+    parse_formats,
+    pct,
+    pct_ci,
+    pp,
+    pval,
+    write_outputs,
+)
 from terra_sim.core.errors import UserError
 
-FORMATS = ("html", "md")
+Progress = Callable[[str], None]
 
 
 @dataclass
 class ReportResult:
     out_dir: Path
     files: list[Path]
-    summary: str
+    summary: str  # the terminal summary: the run, the headline, the seats, the caveat
+    headline: str = ""  # the verdict sentence and table, as the report's box shows them
 
-
-@dataclass
-class Section:
-    """One part of a report, rendered the same way to Markdown and HTML."""
-
-    title: str
-    text: list[str] = field(default_factory=list)
-    tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)  # caption, strings
-    images: list[Path] = field(default_factory=list)
-
-
-# --- formatting ----------------------------------------------------------------------------------
-
-
-def _nan(x) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def pct(x, digits: int = 1) -> str:
-    return "n/a" if _nan(x) else f"{100 * x:.{digits}f}%"
-
-
-def pct_ci(x, lo, hi, digits: int = 1) -> str:
-    if _nan(x):
-        return "n/a"
-    if _nan(lo) or _nan(hi):
-        return pct(x, digits)
-    return f"{100 * x:.{digits}f}% [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
-
-
-def num_ci(x, lo, hi, digits: int = 1, signed: bool = False) -> str:
-    if _nan(x):
-        return "n/a"
-    f = f"{{:{'+' if signed else ''}.{digits}f}}"
-    if _nan(lo) or _nan(hi):
-        return f.format(x)
-    return f"{f.format(x)} [{f.format(lo)}, {f.format(hi)}]"
-
-
-def pp(x, digits: int = 1, signed: bool = False) -> str:
-    """A difference of shares, in percentage points."""
-    return "n/a" if _nan(x) else f"{100 * x:{'+' if signed else ''}.{digits}f} pp"
-
-
-def pval(p) -> str:
-    if _nan(p):
-        return "n/a"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def parse_formats(formats: str | Iterable[str] | None) -> tuple[str, ...]:
-    """'html,md' or ('html', 'md') -> a checked tuple. Unknown names are a UserError."""
-    if formats is None:
-        return FORMATS
-    items = formats.split(",") if isinstance(formats, str) else list(formats)
-    out = []
-    for f in items:
-        name = str(f).strip().lower()
-        if not name:
-            continue
-        if name not in FORMATS:
-            raise UserError(f"unknown report format {name!r}; choose from {', '.join(FORMATS)}")
-        if name not in out:
-            out.append(name)
-    return tuple(out)
-
-
-# --- rendering -----------------------------------------------------------------------------------
-
-
-def _md_cell(s: str) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(df: pl.DataFrame) -> str:
-    head = "| " + " | ".join(_md_cell(c) for c in df.columns) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    rows = ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in df.iter_rows()]
-    return "\n".join([head, rule, *rows])
-
-
-def render_markdown(title: str, sections: list[Section], out_dir: Path) -> str:
-    parts = [f"# {title}", ""]
-    for s in sections:
-        parts += [f"## {s.title}", ""]
-        for t in s.text:
-            parts += [t, ""]
-        for caption, df in s.tables:
-            if caption:
-                parts += [f"**{caption}**", ""]
-            parts += [_md_table(df) if df.height else "_(no rows)_", ""]
-        for img in s.images:
-            rel = img.relative_to(out_dir).as_posix()
-            parts += [f"![{img.stem.replace('_', ' ')}]({rel})", ""]
-    return "\n".join(parts)
-
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;
-margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-h1{border-bottom:2px solid #2166ac}h2{margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:0.9em}
-th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th{background:#eef3f8}td:first-child,th:first-child{text-align:left}
-caption{caption-side:top;text-align:left;font-weight:bold;padding:4px 0}
-img{max-width:100%;display:block;margin:0.5em 0 1.5em}
-.caveat{background:#fff4e5;border-left:4px solid #f0a030;padding:0.6em 1em}
-"""
-
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-_CODE = re.compile(r"`(.+?)`")
-
-
-def _inline(text: str) -> str:
-    # The sections' text uses a little Markdown (bold, code); carry it over to HTML.
-    t = html.escape(text)
-    t = _BOLD.sub(r"<strong>\1</strong>", t)
-    return _CODE.sub(r"<code>\1</code>", t)
-
-
-def render_html(title: str, sections: list[Section]) -> str:
-    out = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
-           f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>",
-           f"<h1>{html.escape(title)}</h1>"]
-    for s in sections:
-        anchor = re.sub(r"[^a-z0-9]+", "-", s.title.lower()).strip("-")
-        out.append(f"<h2 id='{anchor}'>{html.escape(s.title)}</h2>")
-        for t in s.text:
-            cls = " class='caveat'" if s.title.lower().startswith("caveat") else ""
-            out.append(f"<p{cls}>{_inline(t)}</p>")
-        for caption, df in s.tables:
-            out.append("<table>")
-            if caption:
-                out.append(f"<caption>{html.escape(caption)}</caption>")
-            out.append("<tr>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-                       + "</tr>")
-            for r in df.iter_rows():
-                out.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r)
-                           + "</tr>")
-            out.append("</table>")
-        for img in s.images:
-            data = base64.b64encode(img.read_bytes()).decode("ascii")
-            out.append(f"<img alt='{html.escape(img.stem)}' "
-                       f"src='data:image/png;base64,{data}'>")
-    out.append("</body></html>")
-    return "\n".join(out)
-
-
-def write_outputs(title: str, sections: list[Section], out_dir: Path,
-                  formats: tuple[str, ...], files: list[Path]) -> None:
-    if "md" in formats:
-        p = out_dir / "report.md"
-        with writing(p):
-            p.write_text(render_markdown(title, sections, out_dir), encoding="utf-8")
-        files.append(p)
-    if "html" in formats:
-        p = out_dir / "report.html"
-        with writing(p):
-            p.write_text(render_html(title, sections), encoding="utf-8")
-        files.append(p)
+    @property
+    def main_file(self) -> Path | None:
+        """The file to open: report.html, else report.md."""
+        for name in ("report.html", "report.md"):
+            if self.out_dir / name in self.files:
+                return self.out_dir / name
+        return None
 
 
 def prepare_out(out: str | Path | None, default_name: str) -> Path:
@@ -226,17 +83,16 @@ def caveat_text(strategies: list[str]) -> str:
             "the game.")
 
 
-def _header(run: tables.Run, ov: dict) -> Section:
+def _run_details(run: tables.Run, ov: dict) -> Section:
     m = run.manifest
     counts = ", ".join(f"{n} players: {g:,} games" for n, g in ov["games_by_count"].items())
-    rows = [
+    items = [
+        ("run directory", f"`{run.path}`"),
         ("game", m.get("game", "?")),
         ("games analysed", f"{ov['games']:,} ({counts or 'none'})"),
         ("games planned / finished", f"{m.get('planned_games', '?')} / "
                                      f"{m.get('finished_games', '?')}"),
         ("games lost to errors", f"{ov['errors']:,}"),
-        ("player counts", ", ".join(str(n) for n in m.get("player_counts", []))
-         or ", ".join(str(n) for n in ov["games_by_count"])),
         ("factions that played", ", ".join(ov["factions"]) or "none"),
         ("strategies (bots) that played", ", ".join(ov["strategies"]) or "none"),
         ("master seed", m.get("master_seed", "?")),
@@ -250,11 +106,21 @@ def _header(run: tables.Run, ov: dict) -> Section:
         ("wall time", f"{m['wall_s']:.1f} s" if isinstance(m.get("wall_s"), int | float)
          else "?"),
     ]
-    df = pl.DataFrame({"item": [r[0] for r in rows], "value": [str(r[1]) for r in rows]})
+    # A list, not a table: lists of factions and bots are long and would wrap in a cell.
+    return Section("Run", items=[f"**{k}**: {v}" for k, v in items])
+
+
+def _context(run: tables.Run, ov: dict) -> str:
+    counts = ", ".join(f"{g:,} with {n} players" for n, g in ov["games_by_count"].items())
+    errors = f", {ov['errors']:,} lost to errors" if ov["errors"] else ""
+    return (f"{ov['games']:,} games ({counts}){errors}; bots: "
+            f"{', '.join(ov['strategies']) or 'none recorded'}. Run details are at the end.")
+
+
+def _approximate(run: tables.Run) -> list[str]:
     # Results on invented data must say so before anything else is read.
-    approx = m.get("approximate_data") or []
-    banner = [f"**Data marked approximate:** {'; '.join(approx)}."] if approx else []
-    return Section("Run", [*banner, f"Run directory: `{run.path}`."], [("", df)])
+    approx = run.manifest.get("approximate_data") or []
+    return [f"**Data marked approximate:** {'; '.join(approx)}."] if approx else []
 
 
 def _until(m: dict) -> list[Section]:
@@ -287,38 +153,37 @@ def _until(m: dict) -> list[Section]:
 def _outcome_display(df: pl.DataFrame, keys: list[str], label_keys: dict[str, str],
                      correction: str) -> pl.DataFrame:
     cname = stats.CORRECTIONS[correction][0]
+    cols = [label_keys[k] for k in keys] + [
+        "games", "win share [95% Wilson]", "expected", f"p ({cname})", "VP margin [95% t]",
+        f"margin p ({cname})", "mean rank [95% t]", "verdict"]
     rows = []
     for r in df.iter_rows(named=True):
-        row = {label_keys[k]: str(r[k]) for k in keys}
-        row.update({
-            "games": f"{r['games']:,}",
-            "win share [95% Wilson]": pct_ci(r["win_share"], r["win_lo"], r["win_hi"]),
-            "expected share": pct(r["expected_share"]),
-            "VP [95% t]": num_ci(r["vp_mean"], r["vp_lo"], r["vp_hi"]),
-            "VP margin [95% t]": num_ci(r["margin_mean"], r["margin_lo"], r["margin_hi"],
-                                        signed=True),
-            "mean rank [95% t]": num_ci(r["rank_mean"], r["rank_lo"], r["rank_hi"], 2),
-            f"p ({cname})": pval(r["p_adjusted"]),
-            "verdict": r["verdict"],
-        })
-        rows.append(row)
-    cols = [label_keys[k] for k in keys] + ["games", "win share [95% Wilson]",
-                                           "expected share", "VP [95% t]", "VP margin [95% t]",
-                                           "mean rank [95% t]", f"p ({cname})", "verdict"]
+        rows.append(dict(zip(cols, [
+            *(str(r[k]) for k in keys), f"{r['games']:,}",
+            pct_ci(r["win_share"], r["win_lo"], r["win_hi"]), pct(r["expected_share"]),
+            pval(r["p_adjusted"]),
+            num_ci(r["margin_mean"], r["margin_lo"], r["margin_hi"], signed=True),
+            pval(r["margin_p_adjusted"]),
+            num_ci(r["rank_mean"], r["rank_lo"], r["rank_hi"], 2),
+            headline.verdict_label(r)], strict=True)))
     return pl.DataFrame(rows, schema={c: pl.Utf8 for c in cols})
 
 
-def _power_sentence(r: dict) -> str:
+def _power_sentence(r: dict, k: int) -> str:
     n, fair = r["n_players"], pct(r["expected_share"])
     head = (f"{n} players ({r['games']:,} games, median {r['median_appearances']:,.0f} "
             "appearances per faction): ")
     if _nan(r["mdd"]):
         edge = f"too few games to detect any faction edge over {fair}"
     else:
-        edge = (f"the smallest faction edge over {fair} detectable at 80% power is "
-                f"{pp(r['mdd'])}, "
-                + (f"{pp(r['mdd_corrected'])} after correction" if not _nan(r["mdd_corrected"])
-                   else "none after correction"))
+        edge = (f"the smallest win-share edge over {fair} detectable at "
+                f"{100 * tables.POWER:.0f}% power is {pp(r['mdd'])} "
+                + (f"({pp(r['mdd_corrected'])} at alpha 0.05/{k})"
+                   if not _nan(r["mdd_corrected"]) else f"(none at alpha 0.05/{k})"))
+    if not _nan(r["mdd_margin"]):
+        edge += (f", and the smallest VP-margin edge {r['mdd_margin']:.2f} VP "
+                 f"({r['mdd_margin_corrected']:.2f} VP at alpha 0.05/{k}; margin standard "
+                 f"deviation {r['margin_sd']:.1f} VP)")
     more = r["more_games_to_halve"]
     tail = "" if _nan(more) else (
         f"; the widest interval ({r['widest_faction']}, ±{pp(r['widest_half_width'])}) would "
@@ -331,6 +196,10 @@ def _edge(x) -> str:
     return "none (too few games)" if _nan(x) else pp(x)
 
 
+def _vp(x) -> str:
+    return "n/a" if _nan(x) else f"{x:.2f} VP"
+
+
 def _win_ci(r: dict) -> str:
     return pct_ci(r["win_share"], r["win_lo"], r["win_hi"])
 
@@ -341,46 +210,218 @@ def _margin(r: dict) -> str:
 
 def _verdict_sentence(df: pl.DataFrame, what: str, correction: str) -> str:
     cname = stats.CORRECTIONS[correction][0]
-    above = df.filter(pl.col("verdict") == "above fair")
-    below = df.filter(pl.col("verdict") == "below fair")
     parts = []
-    if above.height:
-        parts.append("above fair: " + ", ".join(above[what].cast(pl.Utf8).to_list()))
-    if below.height:
-        parts.append("below fair: " + ", ".join(below[what].cast(pl.Utf8).to_list()))
+    for v in (stats.TOO_STRONG, stats.TOO_WEAK, stats.DISPUTED):
+        rows = df.filter(pl.col("verdict") == v)
+        if rows.height:
+            parts.append(f"{v}: " + ", ".join(
+                f"{r[what]}" + (f" ({label[label.index('(') + 1:-1]})" if "(" in label else "")
+                for r in rows.iter_rows(named=True)
+                for label in [headline.verdict_label(r)]))
     found = "; ".join(parts) if parts else "none differs from fair"
-    return (f"Verdict after {cname} correction across the {df.height} rows of this table "
-            f"(alpha = {tables.ALPHA}): {found}.")
+    return (f"Verdict on win share and VP margin, each after {cname} correction across the "
+            f"{df.height} rows of this table (alpha = {tables.ALPHA}): {found}.")
 
 
-METHOD_NOTES = [
-    "**Win share** splits ties: a k-way tie for first gives each tied player 1/k of a win. "
-    "Its interval is the 95% Wilson score interval.",
-    "**Expected share** is 1/n per game; with mixed player counts it is the mean of 1/n over "
-    "the faction's games, and wins are tested against expected wins (sum of 1/n) with a score "
-    "test whose variance is the sum of (1/n)(1 - 1/n).",
-    "**VP margin** is a player's VP minus the mean VP of that game. VP, margin and rank "
-    "intervals are 95% Student t intervals of the mean over the games the row played.",
-    "**Mean rank**: 1 = first; tied players share the average of their places.",
-    "**Dependence**: players of one game are not independent (only one can win it). A "
-    "faction plays at most once per game, so its rows are independent games; a strategy that "
-    "fills several seats of one game gets intervals that are somewhat too narrow.",
-    "**Head to head** counts, for each pair of factions that met, the share of those games in "
-    "which the row faction finished ahead (ties count half).",
-    "**Verdicts** correct for testing many rows at once, with the correction named above each "
-    "table (Holm controls the family-wise error rate, Benjamini-Hochberg the false discovery "
-    "rate).",
-]
+def method_notes(cname: str) -> list[str]:
+    return [
+        "**Win share** splits ties: a k-way tie for first gives each tied player 1/k of a "
+        "win. Its interval is the 95% Wilson score interval; the **edge** is the win share "
+        "minus the expected share, with the same interval shifted.",
+        "**Expected share** is 1/n per game; with mixed player counts it is the mean of 1/n "
+        "over the faction's games, and wins are tested against expected wins (sum of 1/n) with "
+        "a score test whose variance is the sum of (1/n)(1 - 1/n).",
+        "**VP margin** is a player's VP minus the mean VP of that game; a fair faction's mean "
+        "margin is 0. It is tested against 0 with a one-sample t-test. VP, margin and rank "
+        "intervals are 95% Student t intervals of the mean over the games the row played.",
+        f"**Verdicts** use both measures. Each measure's p-values are corrected by {cname} "
+        "across the rows of its table (Holm controls the family-wise error rate, "
+        "Benjamini-Hochberg the false discovery rate; each measure is its own family), at "
+        f"alpha {tables.ALPHA}. A row is **too strong** when at least one measure is "
+        "significantly above fair and neither is significantly below; **too weak** the "
+        "mirror; **disputed** when one is significantly above and the other below; **fair** "
+        "when neither is significant (no edge detected, which is not proof of none: see the "
+        "power of the sample). Where only one measure is significant the verdict says which "
+        "(\"margin only\", \"win share only\"): the two measure different things (a faction "
+        "that often comes second has a positive margin and a baseline win share), and margin, "
+        "being continuous, detects smaller differences.",
+        "**Intervals** are 95% for each row alone; verdicts are corrected for testing many "
+        "rows, so an interval that just clears the fair value can still give **fair**.",
+        "**Smallest detectable edge**: the difference a two-sided test finds with "
+        f"{100 * tables.POWER:.0f}% power for a faction with the median number of appearances, "
+        "by the normal approximation: for win share with the variance under both hypotheses, "
+        "for margin (z(1 - alpha/2) + z(power)) x SD / sqrt(n) with the factions' pooled margin "
+        "standard deviation; once at alpha 0.05 and once at alpha/k, the strictest step of the "
+        "correction over k factions.",
+        "**Mean rank**: 1 = first; tied players share the average of their places.",
+        "**Dependence**: players of one game are not independent (only one can win it). A "
+        "faction plays at most once per game, so its rows are independent games; a strategy "
+        "that fills several seats of one game gets intervals that are somewhat too narrow.",
+        "**Head to head** counts, for each pair of factions that met, the share of those games "
+        "in which the row faction finished ahead (ties count half).",
+    ]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _seed(run: tables.Run) -> int:
+    """The bootstrap's seed: the run's own, so a report is the same every time it is built."""
+    seed = run.manifest.get("master_seed")
+    return seed if isinstance(seed, int) else 0
+
+
+def _differ_section(run: tables.Run, ft: pl.DataFrame, out_dir: Path, files: list[Path],
+                    correction: str, cname: str) -> tuple[Section, str]:
+    """Tiers from pairwise tests and rank intervals from the bootstrap; and the summary line."""
+    mg = ranking.margins(run.players)
+    pairs = ranking.pairwise(mg, correction)
+    save_csv(pairs, out_dir, "pairwise", files)
+    tier = ranking.tiers(mg, pairs)
+    boot, how = ranking.bootstrap_ranks(run.players, seed=_seed(run))
+    table = (tier.join(ft.select("faction", "margin_mean", "margin_lo", "margin_hi"),
+                       on="faction")
+             .join(boot, on="faction", how="left")
+             .sort(["tier", "margin_mean"], descending=[False, True]))
+    save_csv(table, out_dir, "tiers", files)
+    groups: dict[int, list[str]] = {}
+    for r in table.iter_rows(named=True):
+        groups.setdefault(r["tier"], []).append(r["faction"])
+    tiers_text = "; ".join(f"{t}: {', '.join(fs)}" for t, fs in groups.items())
+    told = int(pairs["differ"].sum()) if pairs.height else 0
+    disp = table.select(
+        pl.col("tier").cast(pl.Utf8), "faction",
+        pl.struct("margin_mean", "margin_lo", "margin_hi").map_elements(
+            lambda r: num_ci(r["margin_mean"], r["margin_lo"], r["margin_hi"], signed=True),
+            return_dtype=pl.Utf8).alias("VP margin [95% t]"),
+        pl.struct("rank_lo", "rank_hi").map_elements(
+            lambda r: f"{r['rank_lo']}" if r["rank_lo"] == r["rank_hi"]
+            else f"{r['rank_lo']} – {r['rank_hi']}", return_dtype=pl.Utf8)
+        .alias("rank [95%]"),
+        pl.col("first_share").map_elements(lambda x: pct(x, 0), return_dtype=pl.Utf8)
+        .alias("first"),
+        pl.col("last_share").map_elements(lambda x: pct(x, 0), return_dtype=pl.Utf8)
+        .alias("last"))
+    sentence = ranking.ranking_sentence(boot)
+    text = [f"Factions that cannot be told apart share a tier. Every pair of factions is tested "
+            f"on its difference in mean VP margin (z-test, {cname}-corrected across the "
+            f"{pairs.height} pairs; {told} pairs differ); from the strongest down, a faction "
+            "joins the tier of the faction above it unless it differs from that tier's "
+            "strongest, and then starts the next tier. "
+            f"Rank intervals: {how}, each ranking the factions by mean margin. {sentence} "
+            "All pairs are in `tables/pairwise.csv`."]
+    sec = Section("Which factions differ", text,
+                  [("Tiers, VP margin and rank [95% bootstrap interval]; share of resamples "
+                    "in which the faction ranks first and last", disp)])
+    return sec, f"Tiers by VP margin: {tiers_text}. {sentence}"
+
+
+def _interaction_section(run: tables.Run, out_dir: Path, files: list[Path], correction: str,
+                         cname: str, fs_png: Path) -> tuple[Section, str]:
+    """Faction x bot: the interaction test, the cells that stand out, each faction against
+    each bot's mean, and the agreement scores with intervals."""
+    cells, test = interaction.interaction(run.players, correction)
+    save_csv(cells, out_dir, "faction_strategy_interaction", files)
+    agree, how = interaction.agreement_intervals(run.players, seed=_seed(run))
+    save_csv(agree, out_dir, "ranking_agreement", files)
+    out = cells.filter(pl.col("stands_out")).sort("p_adjusted")
+    flagged = "; ".join(
+        f"{r['faction']} with {r['strategy']} ({pp(r['edge'], signed=True)} win-share edge "
+        f"where no interaction predicts {pp(r['expected_edge'], signed=True)}, "
+        f"{r['games']:,} games)" for r in out.iter_rows(named=True))
+    if test["df"] == 0:
+        verdict = "Too few cells to test an interaction (one bot, or one faction per bot)."
+    else:
+        verdict = (f"Interaction test: chi-square {test['chi2']:.1f} on {test['df']} degrees "
+                   f"of freedom, p = {pval(test['p_value'])}: "
+                   + ("the factions' strengths depend on the bot that plays them."
+                      if test["p_value"] < tables.ALPHA else
+                      "no evidence that the factions' strengths depend on the bot."))
+    verdict += (f" Cells that stand out ({cname}-corrected across the {test['cells']} cells): "
+                f"{flagged}." if flagged else " No single cell stands out after correction.")
+    agree_disp = agree.select(
+        "strategy", pl.col("factions").cast(pl.Utf8),
+        pl.struct("spearman_rho", "rho_lo", "rho_hi").map_elements(
+            lambda r: "n/a" if r["spearman_rho"] is None else num_ci(
+                r["spearman_rho"], r["rho_lo"], r["rho_hi"], 2), return_dtype=pl.Utf8)
+        .alias("Spearman rho vs overall [95% bootstrap]"))
+    grid = interaction.relative_grid(cells)
+    bots = sorted(cells["strategy"].unique().to_list())
+    sec = Section(
+        "Faction x strategy",
+        ["Does the faction ranking hold for every bot? Each cell is a faction's win-share edge "
+         "(win share minus the expected share) with one bot, minus that bot's mean edge over "
+         "the factions it played, in percentage points. With no interaction a cell's odds of "
+         "winning are its faction's effect times its bot's effect (a logistic model fitted by "
+         "maximum likelihood); a * marks a cell whose Pearson residual from that fit is "
+         "significant. " + verdict,
+         "The agreement score compares each bot's ordering of the factions (by mean VP margin) "
+         f"with the overall one: near 1, the ranking holds for that bot. Its intervals come from "
+         f"{how}. Absolute win shares per cell are in `tables/faction_strategy.csv`."],
+        [("Win-share edge relative to the bot's mean, pp (* stands out)",
+          grid.select("faction", *[b for b in bots if b in grid.columns])),
+         ("Agreement of each bot's faction ranking with the overall one", agree_disp)],
+        [fs_png])
+    line = verdict if test["df"] else ""
+    return sec, line
+
+
+def _course_section(run: tables.Run, out_dir: Path, files: list[Path],
+                    png: Callable[..., Path]) -> Section:
+    """When and where an edge arises: VP by round, the action mix and the build map from the
+    actions table, and VP by source against the average faction."""
+    from terra_sim.analysis import plots
+    from terra_sim.games import get_game
+
+    src = course.vp_sources(run.players, run.categories)
+    save_csv(src, out_dir, "vp_sources", files)
+    images = [png(plots.vp_sources, src, "vp_sources")] if src.height else []
+    text = ["VP by source is each faction's mean VP from each scoring category minus the "
+            "average over all seats, with the 95% t interval of the faction's mean."]
+    actions = None
+    if any((run.path / "actions").glob("*.parquet")):
+        actions = storage.scan(run.path, "actions", storage.ACTIONS_SCHEMA)
+    if actions is None:
+        text.append("This run was made with `--no-actions`, so VP by round, the action mix "
+                    "and where each faction builds (all read from the actions table) are not "
+                    "shown.")
+        return Section("When and where an edge arises", text, images=images)
+    try:
+        game = get_game(run.manifest.get("game", ""), run.manifest.get("overrides") or None)
+    except UserError:
+        game = None  # a game this installation does not have: no board, no bookkeeping names
+    vr = course.vp_by_round(actions, run.players)
+    save_csv(vr, out_dir, "vp_by_round", files)
+    mix = course.action_mix(actions, run.players, tuple(getattr(game, "quiet_actions", ())))
+    save_csv(mix, out_dir, "action_mix", files)
+    text.insert(0, "VP by round is each faction's mean VP at the end of each round (after its "
+                   "last action of the round) minus the average over all seats, with 95% t "
+                   "bands; the last point is the final score. The action mix counts each "
+                   "faction's actions per game by kind (bookkeeping left out).")
+    images = [png(plots.vp_by_round, vr, "vp_by_round"),
+              png(plots.action_mix, mix, "action_mix")] + images
+    if game is not None and hasattr(game, "board_cells") and hasattr(game, "build_site"):
+        sites = course.build_sites(actions, run.players, game.build_site)
+        save_csv(sites, out_dir, "build_sites", files)
+        if sites.height:
+            images.append(png(plots.build_map, sites, "build_map", game.board_cells()))
+            text.append("The build map shades each board space by the share of the faction's "
+                        "builds (and upgrades) made there.")
+    return Section("When and where an edge arises", text, images=images)
 
 
 def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
-                   correction: str = "holm") -> tuple[list[Section], str]:
-    """Compute every table, write CSVs and PNGs, and return the sections and terminal summary."""
+                   correction: str = "holm",
+                   progress: Progress = _quiet) -> tuple[list[Section], str, str]:
+    """Compute every table, write CSVs and PNGs, and return the sections, the terminal summary
+    and the headline text. `progress` hears the name of each stage as it starts."""
+    from terra_sim.analysis import plots  # matplotlib: only once a report is drawn
+
+    progress("reading the run")
     ov = tables.overview(run)
     cname = stats.CORRECTIONS[correction][0]
     pdir = out_dir / "plots"
-    sections = [_header(run, ov), *_until(run.manifest),
-                Section("Caveat", [caveat_text(ov["strategies"])])]
     summary = [f"{run.manifest.get('game', '?')} run {run.name!r}: {ov['games']:,} games "
                f"({', '.join(f'{n}p: {g:,}' for n, g in ov['games_by_count'].items())}), "
                f"{ov['errors']:,} lost to errors."]
@@ -389,54 +430,68 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     if run.manifest.get("approximate_data"):
         summary.append("Data marked approximate: "
                        + "; ".join(run.manifest["approximate_data"]) + ".")
+    caveat = Section("Caveat", [caveat_text(ov["strategies"])])
     if ov["games"] == 0:
-        sections.append(Section("Results", ["This run has no finished games yet, so there is "
-                                            "nothing to report."]))
-        return sections, "\n".join(summary + ["No finished games: nothing to report."])
+        empty = "This run has no finished games yet, so there is nothing to report."
+        return ([Section("Verdict", [*_approximate(run), empty], box=True),
+                 *_until(run.manifest), caveat,
+                 _run_details(run, ov)],
+                "\n".join(summary + ["No finished games: nothing to report."]),
+                "No finished games: nothing to report.")
 
     def png(fn, table, name, *args) -> Path:
         p = fn(table, pdir / f"{name}.png", *args)
         files.append(p)
         return p
 
-    # Factions, all player counts.
+    # Factions, all player counts, and what the run could have detected: the headline.
+    progress("factions")
     ft = tables.faction_table(run, correction)
     save_csv(ft, out_dir, "factions", files)
-    sections.append(Section(
-        "Factions",
-        ["One row per faction over all player counts. " + _verdict_sentence(ft, "faction",
-                                                                             correction)],
-        [(f"Factions: win share [95% Wilson], margins [95% t], p adjusted by {cname}",
-          _outcome_display(ft.sort("win_share", descending=True), ["faction"],
-                           {"faction": "faction"}, correction))],
-        [png(plots.win_share, ft, "win_share"), png(plots.margin, ft, "margin")]))
-    best = ft.sort("win_share", descending=True).row(0, named=True)
-    worst = ft.sort("win_share").row(0, named=True)
-    summary.append(f"Best faction:  {best['faction']} win share "
-                   f"{pct_ci(best['win_share'], best['win_lo'], best['win_hi'])} [95% Wilson] "
-                   f"vs expected {pct(best['expected_share'])}, {best['games']:,} games "
-                   f"({best['verdict']}).")
-    summary.append(f"Worst faction: {worst['faction']} win share "
-                   f"{pct_ci(worst['win_share'], worst['win_lo'], worst['win_hi'])} [95% Wilson] "
-                   f"vs expected {pct(worst['expected_share'])}, {worst['games']:,} games "
-                   f"({worst['verdict']}).")
-    summary.append(_verdict_sentence(ft, "faction", correction))
-
-    # Factions by player count.
     fc = tables.faction_count_table(run, correction)
     save_csv(fc, out_dir, "factions_by_player_count", files)
+    pw = tables.power_table(run, fc, len(ov["factions"]))
+    save_csv(pw, out_dir, "power", files)
+    head = headline.headline(ft, pw, cname, tables.ALPHA)
+    strongest = headline.strength_order(ft)
+    order = strongest["faction"].cast(pl.Utf8).to_list()
+    sections = [
+        Section("Verdict", [*_approximate(run), _context(run, ov), head.sentence],
+                [("Factions, strongest first (by VP margin)", head.table)],
+                notes=head.notes, box=True, legend=True),
+        *_until(run.manifest),
+        caveat,
+    ]
+    summary += ["", head.text(), ""]
+
     sections.append(Section(
-        "Factions by player count",
-        ["Expected share is exactly 1/n within each player count. "
-         + _verdict_sentence(fc.with_columns(
-             (pl.col("faction") + " (" + pl.col("n_players").cast(pl.Utf8) + "p)")
-             .alias("label")), "label", correction)],
-        [(f"Factions by player count [95% Wilson / 95% t], p adjusted by {cname}",
-          _outcome_display(fc.sort("n_players", "win_share", descending=[False, True]),
-                           ["n_players", "faction"], {"n_players": "players",
-                                                      "faction": "faction"}, correction))]))
+        "Factions",
+        ["Both measures for every faction over all player counts, strongest first. "
+         + _verdict_sentence(ft, "faction", correction)],
+        [(f"Factions: win share [95% Wilson], margins [95% t], p adjusted by {cname}",
+          _outcome_display(strongest, ["faction"], {"faction": "faction"}, correction))],
+        [png(plots.factions, strongest, "factions", headline.expected_text(ft))]))
+
+    # Factions by player count: only news when there is more than one player count.
+    if len(ov["games_by_count"]) > 1:
+        sections.append(Section(
+            "Factions by player count",
+            ["Expected share is exactly 1/n within each player count. "
+             + _verdict_sentence(fc.with_columns(
+                 (pl.col("faction") + " (" + pl.col("n_players").cast(pl.Utf8) + "p)")
+                 .alias("label")), "label", correction)],
+            [(f"Factions by player count [95% Wilson / 95% t], p adjusted by {cname}",
+              _outcome_display(fc.sort("n_players", "margin_mean", descending=[False, True]),
+                               ["n_players", "faction"], {"n_players": "players",
+                                                          "faction": "faction"}, correction))]))
+
+    progress("tiers and rank intervals")
+    differ, differ_line = _differ_section(run, ft, out_dir, files, correction, cname)
+    sections.append(differ)
+    summary.append(differ_line)
 
     # Seats.
+    progress("seats")
     st = tables.seat_table(run, correction)
     save_csv(st, out_dir, "seats", files)
     seat_disp = _outcome_display(st.with_columns(pl.col("seat") + 1), ["n_players", "seat"],
@@ -444,7 +499,7 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     sections.append(Section(
         "Seat advantage",
         ["Win share and VP margin by seat for each player count (seat 1 starts round 1). "
-         "A fair seating gives each seat 1/n. "
+         "A fair seating gives each seat 1/n and a margin of 0. "
          + _verdict_sentence(st.with_columns(
              ("seat " + (pl.col("seat") + 1).cast(pl.Utf8) + " of "
               + pl.col("n_players").cast(pl.Utf8)).alias("label")), "label", correction)],
@@ -456,65 +511,59 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
             r = s0.row(0, named=True)
             summary.append(f"Start player, {n} players: win share "
                            f"{pct_ci(r['win_share'], r['win_lo'], r['win_hi'])} [95% Wilson] vs "
-                           f"{pct(1 / n)} fair, margin {_margin(r)} VP [95% t].")
+                           f"{pct(1 / n)} fair, margin {_margin(r)} VP [95% t]: "
+                           f"{headline.verdict_label(r)}.")
 
     # Head to head.
+    progress("head to head")
     h2h = tables.head_to_head(run)
     save_csv(h2h, out_dir, "head_to_head", files)
     sec = Section("Head to head",
                   ["Share of the games two factions played together in which the row faction "
-                   "finished ahead of the column faction (ties count half). Games behind each "
-                   "cell and its 95% Wilson interval are in `tables/head_to_head.csv`."])
+                   "finished ahead of the column faction (ties count half), strongest faction "
+                   "first. Games behind each cell and its 95% Wilson interval are in "
+                   "`tables/head_to_head.csv`."])
     if h2h.height:
-        names = sorted(set(h2h["row"].to_list()))
-        piv = (h2h.with_columns(pl.format("{}% ({})", (pl.col("share") * 100).round(0)
-                                          .cast(pl.Int64), pl.col("games")).alias("cell"))
-               .pivot(on="col", index="row", values="cell", sort_columns=True)
-               .sort("row"))
+        met = set(h2h["row"].to_list())
+        names = [f for f in order if f in met] + sorted(met - set(order))
+        # The games behind a cell go in the caption: in each cell they would double its width.
+        piv = (h2h.with_columns(pl.format("{}%", (pl.col("share") * 100).round(0)
+                                          .cast(pl.Int64)).alias("cell"))
+               .pivot(on="col", index="row", values="cell", sort_columns=True))
+        piv = (piv.with_columns(pl.col("row").replace_strict(names, list(range(len(names))),
+                                                             return_dtype=pl.Int64).alias("_i"))
+               .sort("_i").drop("_i"))
         piv = piv.select("row", *[c for c in names if c in piv.columns]).fill_null("—")
-        sec.tables.append(("Row ahead of column, % of shared games (games)",
+        lo, hi = int(h2h["games"].min()), int(h2h["games"].max())  # type: ignore[arg-type]
+        sec.tables.append((f"Row ahead of column, % of shared games ({lo:,}"
+                           + (f" to {hi:,}" if hi != lo else "") + " games per pair)",
                            piv.rename({"row": "row \\ column"})))
-        sec.images.append(png(plots.head_to_head, h2h, "head_to_head"))
+        sec.images.append(png(plots.head_to_head, h2h, "head_to_head", order))
     sections.append(sec)
 
     # Strategies and faction x strategy.
+    progress("strategies")
     stt = tables.strategy_table(run, correction)
     save_csv(stt, out_dir, "strategies", files)
     fs = tables.faction_strategy_table(run, correction)
     save_csv(fs, out_dir, "faction_strategy", files)
-    agree = tables.ranking_agreement(fs)
-    save_csv(agree, out_dir, "ranking_agreement", files)
-    strategies = sorted(fs["strategy"].unique().to_list())
-    piv = (fs.with_columns(pl.struct("win_share", "win_lo", "win_hi", "games")
-                           .map_elements(lambda s: _win_ci(s) + f" n={s['games']}",
-                                         return_dtype=pl.Utf8).alias("cell"))
-           .pivot(on="strategy", index="faction", values="cell", sort_columns=True)
-           .sort("faction").fill_null("—"))
-    agree_disp = agree.select(
-        "strategy", pl.col("factions").cast(pl.Utf8), pl.col("games").cast(pl.Utf8),
-        pl.col("spearman_rho").map_elements(lambda x: "n/a" if _nan(x) else f"{x:.2f}",
-                                            return_dtype=pl.Utf8)
-        .alias("Spearman rho vs overall ranking"))
     sections.append(Section(
         "Strategies",
         ["How each bot fared across all factions. " + _verdict_sentence(stt, "strategy",
                                                                            correction)],
         [(f"Strategies [95% Wilson / 95% t], p adjusted by {cname}",
-          _outcome_display(stt.sort("win_share", descending=True), ["strategy"],
+          _outcome_display(headline.strength_order(stt), ["strategy"],
                            {"strategy": "strategy"}, correction))]))
-    sections.append(Section(
-        "Faction x strategy",
-        ["Does the faction ranking hold for every bot? Each cell is the faction's win share "
-         "[95% Wilson] when played by that strategy, with the games behind it. The second "
-         "table compares each strategy's ordering of factions (by mean VP margin) with the "
-         "overall ordering: a Spearman rho near 1 means the ranking holds for that bot. "
-         "Full numbers in `tables/faction_strategy.csv`."],
-        [("Win share by faction and strategy [95% Wilson]",
-          piv.select("faction", *[s for s in strategies if s in piv.columns])),
-         ("Agreement of each strategy's faction ranking with the overall one", agree_disp)],
-        [png(plots.faction_strategy, fs, "faction_strategy")]))
+    progress("faction x strategy")
+    inter, inter_line = _interaction_section(
+        run, out_dir, files, correction, cname, png(plots.faction_strategy, fs,
+                                                     "faction_strategy"))
+    sections.append(inter)
+    if inter_line:
+        summary.append("Faction x strategy: " + inter_line)
 
     # Strengths.
+    progress("strengths (Plackett-Luce)")
     strength, fit = tables.strengths(run)
     save_csv(strength, out_dir, "strengths", files)
     sec = Section("Strengths (Plackett-Luce)")
@@ -534,17 +583,19 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
             "difference of 0.7 means about twice the odds of finishing ahead. Intervals are "
             f"95% (±1.96 standard errors from the observed information). {fit.games:,} games, "
             f"{fit.iterations} Newton iterations.{note}")
-        sec.tables.append(("Log-strength [95% interval] and standard error", strength.select(
+        sec.tables.append(("Log-strength [95% interval] and standard error", strength.sort(
+            "block", "strength", descending=[False, True]).select(
             "block", "name",
             pl.struct("strength", "lo", "hi").map_elements(
                 lambda s: num_ci(s["strength"], s["lo"], s["hi"], 2, signed=True),
                 return_dtype=pl.Utf8).alias("log-strength [95%]"),
             pl.col("se").map_elements(lambda x: f"{x:.3f}", return_dtype=pl.Utf8)
-            .alias("standard error")).sort("block")))
+            .alias("standard error"))))
         sec.images.append(png(plots.strengths, strength, "strengths"))
     sections.append(sec)
 
     # Where the points come from.
+    progress("points and game length")
     cat = tables.vp_categories(run)
     save_csv(cat, out_dir, "vp_categories", files)
     dist = tables.score_distribution(run)
@@ -584,59 +635,70 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
          ("Final VP distribution (quantiles)", dist_disp),
          ("Game length by player count", gl_disp)], images))
 
+    progress("when and where")
+    sections.append(_course_section(run, out_dir, files, png))
+
     # Power.
-    pw = tables.power_table(run, fc, len(ov["factions"]))
-    save_csv(pw, out_dir, "power", files)
-    text = ["What this sample could have detected. The smallest detectable edge is the win-share "
-            "difference from 1/n that a two-sided test finds 80% of the time, for a faction with "
-            "the median number of appearances at that player count; the corrected column uses "
-            f"alpha/{len(ov['factions'])} (Holm's strictest step over the factions). "
+    progress("power")
+    k = len(ov["factions"])
+    text = ["What this sample could have detected. The smallest detectable edge is the "
+            f"difference from fair that a two-sided test finds {100 * tables.POWER:.0f}% of "
+            "the time, for a faction with the median number of appearances at that player "
+            "count: in win share (from 1/n) and in VP margin (from 0). The corrected columns "
+            f"use alpha 0.05/{k} (the strictest step of the correction over the {k} factions). "
             "Halving an interval's width needs about four times the games."]
-    for r in pw.iter_rows(named=True):
-        text.append(_power_sentence(r))
-        summary.append(text[-1])
+    text += [_power_sentence(r, k) for r in pw.iter_rows(named=True)]
     pw_disp = pw.select(
         pl.col("n_players").cast(pl.Utf8).alias("players"), pl.col("games").cast(pl.Utf8),
         pl.col("median_appearances").round(0).cast(pl.Int64).cast(pl.Utf8)
-        .alias("median faction appearances"),
+        .alias("games per faction"),
         pl.col("expected_share").map_elements(pct, return_dtype=pl.Utf8).alias("fair share"),
-        pl.col("mdd").map_elements(_edge, return_dtype=pl.Utf8)
-        .alias("detectable edge (80% power, alpha 0.05)"),
+        pl.col("mdd").map_elements(_edge, return_dtype=pl.Utf8).alias("win-share edge"),
         pl.col("mdd_corrected").map_elements(_edge, return_dtype=pl.Utf8)
-        .alias("detectable edge, corrected"),
+        .alias(f"win-share edge at alpha/{k}"),
+        pl.col("mdd_margin").map_elements(_vp, return_dtype=pl.Utf8).alias("margin edge"),
+        pl.col("mdd_margin_corrected").map_elements(_vp, return_dtype=pl.Utf8)
+        .alias(f"margin edge at alpha/{k}"),
         pl.col("widest_faction").alias("widest interval"),
         pl.col("widest_half_width").map_elements(lambda x: "±" + pp(x), return_dtype=pl.Utf8)
-        .alias("its half-width [95% Wilson]"),
+        .alias("half-width"),
         pl.col("more_games_to_halve").map_elements(
             lambda x: "n/a" if _nan(x) else f"{x:,.0f}", return_dtype=pl.Utf8)
-        .alias("more games to halve it"))
-    sections.append(Section("Power of the sample", text, [("", pw_disp)]))
-    sections.append(Section("Method", METHOD_NOTES))
+        .alias("more games to halve"))
+    sections.append(Section(
+        "Power of the sample", text,
+        [(f"Smallest edge detectable at {100 * tables.POWER:.0f}% power (alpha 0.05, and "
+          f"alpha 0.05/{k}); widest win-share interval [95% Wilson]", pw_disp)]))
+    sections.append(Section("Method", method_notes(cname)))
+    sections.append(_run_details(run, ov))
     summary.append("Caveat: " + caveat_text(ov["strategies"]))
-    return sections, "\n".join(summary)
+    return sections, "\n".join(summary), head.text()
 
 
 def build_report(run_dir: str | Path, out: str | Path | None = None,
                  formats: str | Iterable[str] = FORMATS,
-                 correction: str = "holm") -> ReportResult:
+                 correction: str = "holm", progress: Progress | None = None) -> ReportResult:
     """Write the balance report of the run in `run_dir` to `out` (default reports/<run name>/).
 
     Writes tables/*.csv and plots/*.png always, and report.html / report.md as `formats` asks.
-    Raises UserError for a missing or non-run directory or an unknown format.
+    `progress`, when given, hears the name of each stage as it starts. Raises UserError for a
+    missing or non-run directory or an unknown format.
     """
     fmts = parse_formats(formats)
     if correction not in stats.CORRECTIONS:
         raise UserError(f"unknown correction {correction!r}; choose holm or bh")
+    say = progress or _quiet
     try:
         run = tables.open_run(run_dir)
         out_dir = prepare_out(out, run.path.resolve().name)
         files: list[Path] = []
-        sections, summary = build_sections(run, out_dir, files, correction)
+        sections, summary, head = build_sections(run, out_dir, files, correction, say)
     except (pl.exceptions.PolarsError, OSError):
         # Writes already fail as UserErrors, so this is a part that the footer check passed but
         # whose data is damaged: name it, or show the error as it is when none is.
         raise_if_damaged([Path(run_dir)])
         raise
     title = f"Balance report: {run.manifest.get('game', '?')}, run {run.name}"
+    say("writing " + ", ".join(f"report.{f}" for f in fmts) if fmts else "done")
     write_outputs(title, sections, out_dir, fmts, files)
-    return ReportResult(out_dir, files, summary)
+    return ReportResult(out_dir, files, summary, head)

@@ -137,6 +137,27 @@ def verdicts(observed, expected, adjusted_p, alpha: float = 0.05) -> list[str]:
     return out
 
 
+# One verdict per row from two measures (win share, VP margin), each tested and corrected on its
+# own. A measure that is significant decides unless the other is significant the other way.
+TOO_STRONG, TOO_WEAK, DISPUTED, FAIR, TOO_FEW = ("too strong", "too weak", "disputed", "fair",
+                                                 "too few games")
+VERDICTS = (TOO_STRONG, TOO_WEAK, DISPUTED, FAIR, TOO_FEW)
+
+
+def combined_verdicts(win: list[str], margin: list[str]) -> list[str]:
+    """One verdict per row from the per-measure verdicts of `verdicts` (win share, margin):
+    'too strong' when either is above fair and neither below, 'too weak' the mirror,
+    'disputed' when one is above and the other below, 'fair' when neither differs, and
+    'too few games' when neither could be tested."""
+    out = []
+    for w, m in zip(win, margin, strict=True):
+        tested = [v for v in (w, m) if v != "too few games"]
+        up, down = "above fair" in tested, "below fair" in tested
+        out.append(TOO_FEW if not tested else DISPUTED if up and down else
+                   TOO_STRONG if up else TOO_WEAK if down else FAIR)
+    return out
+
+
 def newcombe_diff_interval(s1, n1, s2, n2, confidence: float = 0.95):
     """Interval for p2 - p1 (share in run 2 minus run 1) by Newcombe's hybrid score method,
     built from the two Wilson intervals, so it behaves near 0 and 1 like they do."""
@@ -194,6 +215,19 @@ def min_detectable_difference(n, p0: float, alpha: float = 0.05, power: float = 
     if gap(top) > 0:
         return float("nan")  # not even a certain winner would be told apart
     return float(optimize.brentq(gap, 1e-12, top))
+
+
+def min_detectable_mean_difference(sd, n, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+    """Smallest shift d of a mean (from 0) that a two-sided test at `alpha` detects with `power`
+    after n observations of spread sd, by the same normal approximation as
+    min_detectable_difference; a mean's variance does not depend on d, so
+    d = (z_a + z_b) sd / sqrt(n). Vectorised; NaN where n < 2 or sd is unknown."""
+    sd = np.asarray(sd, dtype=float)
+    n = np.asarray(n, dtype=float)
+    za = float(sps.norm.ppf(1 - alpha / 2))
+    zb = float(sps.norm.ppf(power))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 1, (za + zb) * sd / np.sqrt(n), np.nan)
 
 
 def sample_size_for_difference(d: float, p0: float, alpha: float = 0.05,

@@ -83,8 +83,10 @@ def _add_t(df: pl.DataFrame, col: str, n: str = "games") -> pl.DataFrame:
 
 
 def _outcome_table(players: pl.LazyFrame, by: list[str], correction: str) -> pl.DataFrame:
-    """Games, win share with Wilson interval, expected share, score test, VP, margin and rank
-    with t intervals, grouped by `by`; the verdict is corrected across all rows of the table."""
+    """Games, win share with Wilson interval, expected share, its edge, score test, VP, margin
+    and rank with t intervals and the margin's t-test, grouped by `by`. Each measure's p-values
+    are corrected across all rows of the table; `win_verdict` and `margin_verdict` say what each
+    measure found and `verdict` combines them (stats.combined_verdicts)."""
     df = (
         players.group_by(by)
         .agg(
@@ -110,9 +112,21 @@ def _outcome_table(players: pl.LazyFrame, by: list[str], correction: str) -> pl.
     )
     for col in ("vp", "margin", "rank"):
         df = _add_t(df, col)
-    return df.with_columns(pl.Series(
-        "verdict", stats.verdicts(df["win_share"].to_numpy(), df["expected_share"].to_numpy(),
-                                  padj, ALPHA), dtype=pl.Utf8))
+    margin = df["margin_mean"].to_numpy()
+    mp = stats.t_test_mean(margin, df["margin_sd"].to_numpy(), games)
+    madj = stats.adjust(mp, correction)
+    win_v = stats.verdicts(df["win_share"].to_numpy(), df["expected_share"].to_numpy(), padj,
+                           ALPHA)
+    margin_v = stats.verdicts(margin, np.zeros(df.height), madj, ALPHA)
+    return df.with_columns(
+        # The expected share is fixed by the design, so the edge's interval is the share's.
+        (pl.col("win_share") - pl.col("expected_share")).alias("edge"),
+        (pl.col("win_lo") - pl.col("expected_share")).alias("edge_lo"),
+        (pl.col("win_hi") - pl.col("expected_share")).alias("edge_hi"),
+        pl.Series("margin_p_value", mp), pl.Series("margin_p_adjusted", madj),
+        pl.Series("win_verdict", win_v, dtype=pl.Utf8),
+        pl.Series("margin_verdict", margin_v, dtype=pl.Utf8),
+        pl.Series("verdict", stats.combined_verdicts(win_v, margin_v), dtype=pl.Utf8))
 
 
 # --- tables ---------------------------------------------------------------------------------------
@@ -243,11 +257,24 @@ def overview(run: Run) -> dict[str, Any]:
             "factions": factions, "strategies": strategies, "errors": run.errors}
 
 
+POWER = 0.8
+
+
+def pooled_sd(sd, n) -> float:
+    """The spread within groups, pooled: sqrt(sum (n_i - 1) sd_i^2 / sum (n_i - 1)); groups
+    with fewer than two observations carry no spread and are left out."""
+    sd, n = np.asarray(sd, float), np.asarray(n, float)
+    ok = (n > 1) & np.isfinite(sd)
+    dof = float((n[ok] - 1).sum())
+    return float(np.sqrt(((n[ok] - 1) * sd[ok] ** 2).sum() / dof)) if dof > 0 else float("nan")
+
+
 def power_table(run: Run, ft: pl.DataFrame, n_tests: int) -> pl.DataFrame:
     """What this sample can tell apart, per player count: the smallest win-share edge over 1/n
-    detectable at 80% power for the median faction's appearances (alpha 0.05, and alpha/k as the
-    worst case of Holm over k factions), and for the widest interval, how many more games would
-    halve it (Wilson half-width shrinks roughly as 1/sqrt(n))."""
+    and the smallest VP-margin shift from 0 detectable at 80% power for the median faction's
+    appearances (alpha 0.05, and alpha/k as the worst case of Holm over k factions; the margin's
+    spread is the factions' pooled standard deviation), and for the widest win-share interval,
+    how many more games would halve it (Wilson half-width shrinks roughly as 1/sqrt(n))."""
     rows = []
     for n in sorted(ft["n_players"].unique().to_list()):
         sub = ft.filter(pl.col("n_players") == n)
@@ -265,17 +292,23 @@ def power_table(run: Run, ft: pl.DataFrame, n_tests: int) -> pl.DataFrame:
         need = stats.n_for_half_width(float(widest["win_share"]), hw / 2)
         # Appearances grow in proportion to games, so scale the run's game count.
         more = games_n * (need / widest["games"] - 1) if np.isfinite(need) else float("nan")
+        sd = pooled_sd(sub["margin_sd"].to_numpy(), sub["games"].to_numpy())
         rows.append({
             "n_players": n, "games": games_n, "median_appearances": apps,
             "expected_share": p0,
-            "mdd": stats.min_detectable_difference(apps, p0, ALPHA),
-            "mdd_corrected": stats.min_detectable_difference(apps, p0, ALPHA / k),
+            "mdd": stats.min_detectable_difference(apps, p0, ALPHA, POWER),
+            "mdd_corrected": stats.min_detectable_difference(apps, p0, ALPHA / k, POWER),
+            "margin_sd": sd,
+            "mdd_margin": float(stats.min_detectable_mean_difference(sd, apps, ALPHA, POWER)),
+            "mdd_margin_corrected": float(stats.min_detectable_mean_difference(
+                sd, apps, ALPHA / k, POWER)),
             "widest_faction": widest["faction"], "widest_half_width": hw,
             "more_games_to_halve": more,
         })
     return pl.DataFrame(rows, schema={
         "n_players": pl.Int64, "games": pl.Int64, "median_appearances": pl.Float64,
         "expected_share": pl.Float64, "mdd": pl.Float64, "mdd_corrected": pl.Float64,
+        "margin_sd": pl.Float64, "mdd_margin": pl.Float64, "mdd_margin_corrected": pl.Float64,
         "widest_faction": pl.Utf8, "widest_half_width": pl.Float64,
         "more_games_to_halve": pl.Float64})
 

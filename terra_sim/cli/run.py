@@ -5,6 +5,7 @@ import sys
 import click
 
 from terra_sim.cli.options import game_option
+from terra_sim.cli.report import open_option, show_file, stage_printer
 from terra_sim.config import DESIGNS
 from terra_sim.games import DEFAULT_GAME
 
@@ -27,10 +28,13 @@ def _echo_summary(result) -> None:
                    f"replay one with: terra-sim replay {result.run_dir} {first}")
 
 
-def _report(run_dir) -> None:
+def _report(run_dir, open_: bool) -> None:
+    """Build the report, then end on the answer: the verdicts and the file to open."""
     from terra_sim.analysis.report import build_report
 
-    click.echo(f"report: {build_report(run_dir).out_dir}")
+    result = build_report(run_dir, progress=stage_printer(False))
+    click.echo("\n" + result.headline)
+    show_file(result, open_)
 
 
 @click.command()
@@ -41,6 +45,16 @@ def _report(run_dir) -> None:
 @click.option("--seed", type=int, help="Master seed: the same seed gives the same games.")
 @click.option("--workers", type=int, help="Worker processes (default: all cores).")
 @click.option("--chunk-size", type=int, help="Games per worker task (default: automatic).")
+@click.option("--executor", type=click.Choice(["local", "dask"]),
+              help="Where the games are played: local worker processes (default), or Dask (a "
+                   "LocalCluster on this machine, or the cluster --scheduler names). Either "
+                   "plays the same games and can resume the other's run.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="A running Dask scheduler, tcp://HOST:PORT: play there (implies --executor "
+                   "dask; default $DASK_SCHEDULER_ADDRESS if set).")
+@click.option("--shared-dir", type=click.Path(file_okay=False),
+              help="With Dask: a folder the workers and this machine reach at the same path; "
+                   "workers write part files there instead of sending rows back.")
 @click.option("--out", help="Run folder (default runs/<game>-<timestamp>).")
 @click.option("--factions", help="Faction pool, comma-separated (default: all).")
 @click.option("--strategies", help="Strategy pool, comma-separated (default: the scripted bots).")
@@ -69,9 +83,11 @@ def _report(run_dir) -> None:
 @click.option("--until-batch", type=int, metavar="N",
               help="Games between the checks of a run until sure (default: about 500, in whole "
                    "design periods).")
+@open_option
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
-        per_seat, design, resume, decision_timeout, force, no_actions, no_report, until_ci,
-        until_margin_ci, max_games, until_batch) -> None:
+        per_seat, design, resume, decision_timeout, force, no_actions, no_report, executor,
+        scheduler, shared_dir, open_, until_ci, until_margin_ci, max_games,
+        until_batch) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
@@ -79,11 +95,14 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
     Ctrl-C (or SIGTERM) keeps every finished chunk; --resume DIR plays the missing games. A
     worker that dies is replaced and its games played again.
     """
+    from terra_sim.dask_executor import DaskExecutor
     from terra_sim.runner import RunInterrupted, run_tournament
 
+    on = DaskExecutor.from_options(executor, scheduler, shared_dir)
     try:
         result = run_tournament(
             config, resume=resume, progress=True, force=force, game=game, players=players,
+            executor=on,
             games=games, seed=seed, workers=workers, chunk_size=chunk_size, out=out,
             factions=factions, strategies=strategies, per_seat=per_seat, design=design,
             decision_timeout=decision_timeout, actions=False if no_actions else None,
@@ -95,7 +114,7 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
         sys.exit(130)
     _echo_summary(result)
     if not no_report and result.manifest["config"]["report"]:
-        _report(result.run_dir)
+        _report(result.run_dir, open_)
     if result.failed:
         sys.exit(1)
 
@@ -139,9 +158,9 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
     from terra_sim import bench as b
 
     if against:
-        def progress(side, r):
-            click.echo(f"  round {r + 1}/{rounds}, {side.label}: " + ", ".join(
-                f"{x.games_per_s:.1f} games/s with {x.workers}" for x in side.runs[-1]))
+        def progress(side, r, x):
+            click.echo(f"  round {r + 1}/{rounds}, {side.label}: {x.games_per_s:.1f} games/s "
+                       f"with {x.workers}")
 
         new, old = b.bench_against(against, rounds, game, players, games, strategies, workers,
                                    progress)
@@ -158,14 +177,16 @@ def bench(game, players, games, strategies, workers, against, rounds) -> None:
         return
     from terra_sim import native
 
-    lines, memory = b.bench(game, players, games, strategies, workers)
     click.echo(f"build: {native.STATUS}")
     click.echo(f"{'workers':>7}{'games':>7}{'wall s':>8}{'games/s':>9}{'decisions/s':>13}"
                f"{'parquet':>9}{'overhead':>10}{'cpu':>6}")
-    for x in lines:
+
+    def show(x) -> None:  # each line as soon as it is measured
         click.echo(f"{x.workers:>7}{x.games:>7}{x.wall_s:>8.2f}{x.games_per_s:>9.1f}"
                    f"{x.decisions_per_s:>13.0f}{x.parquet_share:>9.1%}{x.overhead_share:>10.1%}"
                    f"{x.cpu_share:>6.0%}")
+
+    lines, memory = b.bench(game, players, games, strategies, workers, on_line=show)
     if len(lines) == 2:
         click.echo(f"speed-up with {lines[1].workers} workers: "
                    f"{lines[1].games_per_s / lines[0].games_per_s:.2f}x")

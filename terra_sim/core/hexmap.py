@@ -12,17 +12,29 @@ continents, bridge sites) is precomputed here once per map, so the engine only d
 
 # terra-sim: compile
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
+from typing import Final
 
 RIVER = "river"
 
 
+# Masks of a whole board pass 62 bits, where a compiled int becomes a heap object and every `&`
+# or `^` allocates; bits() walks them 62 bits at a time so the per-bit arithmetic stays native.
+CHUNK: Final = 62
+CHUNK_MASK: Final = (1 << CHUNK) - 1
+
+
 def bits(mask: int) -> Iterator[int]:
     """The hex ids in `mask`, lowest first."""
+    base = 0
     while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+        chunk = mask & CHUNK_MASK
+        while chunk:
+            low = chunk & -chunk
+            yield base + low.bit_length() - 1
+            chunk ^= low
+        mask >>= CHUNK
+        base += CHUNK
 
 
 def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None) -> list[int]:
@@ -143,3 +155,18 @@ class HexMap:
 
     def mask_names(self, mask: int) -> list[str]:
         return [self.names[h] for h in bits(mask)]
+
+    def positions(self) -> dict[str, tuple[float, float]]:
+        """Plot positions of the land hexes (x across, y up; a shifted row half a hex right)."""
+        return {self.names[h]: (c + (0.5 if self.shifted[r] else 0.0), -r)
+                for h, (r, c) in sorted(self.coords.items()) if self.land >> h & 1}
+
+    def site_of(self, action_text: str, kinds: Container[str],
+                suffixes: tuple[str, ...] = ()) -> str | None:
+        """The hex an action text of the form "<kind> <hex> ..." builds on, when its kind is
+        one of `kinds` or ends with one of `suffixes`; None for any other action."""
+        kind, _, rest = action_text.partition(" ")
+        if kind not in kinds and not (suffixes and kind.endswith(suffixes)):
+            return None
+        name = rest.split(" ", 1)[0].upper()
+        return name if name in self.index else None

@@ -94,3 +94,7 @@ class Game(Protocol):
 
     def start_vp_override(self, faction: str, vp: int) -> dict[str, Any]:
         """The what-if overrides (data file -> fields) that make `faction` start with `vp`."""
+
+    # Optional, for a game with a board of building spaces (the report's heat map):
+    # board_cells() -> dict[str, tuple[float, float]]: each space's name and plot position;
+    # build_site(action_text) -> str | None: the space an action builds on or upgrades.

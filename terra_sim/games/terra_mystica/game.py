@@ -24,6 +24,11 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 FIXED_SETUP = ("bonus_tiles", "scoring_tiles", "log_fixes")
 
 
+# Actions that put a building on (or upgrade one on) the hex named after the kind: the report's
+# board heat map counts them.
+BUILD_KINDS = frozenset({"place", "build", "upgrade"})
+
+
 class TerraMystica:
     slug = "terra-mystica"
     title = "Terra Mystica"
@@ -44,6 +49,12 @@ class TerraMystica:
 
     def faction_slugs(self) -> list[str]:
         return list(self.data.factions)
+
+    def board_cells(self) -> dict[str, tuple[float, float]]:
+        return self.data.map.positions()
+
+    def build_site(self, action_text: str) -> str | None:
+        return self.data.map.site_of(action_text, BUILD_KINDS)
 
     def faction_table(self) -> list[dict[str, str]]:
         def effects(e: dict[str, int]) -> str:

@@ -12,6 +12,11 @@ from terra_sim.games.terra_nova.state import CATEGORIES, TerraNovaState
 # Bump whenever a rules change alters games; every logged game records it.
 ENGINE_VERSION = "tn-1.1"
 
+# Actions that put a building on (or upgrade one on) the hex named after the kind: the report's
+# board heat map counts them.
+BUILD_KINDS = frozenset({"place", "build", "upgrade", "palace", "edge-house", "lake-house",
+                         "free-tp", "inventor-tp"})
+
 OPTIONS: dict[str, tuple[str, ...]] = {
     "variant": ("standard", "planner", "lucky-digger"),
     "turn_order": ("clockwise", "dropout"),
@@ -37,6 +42,12 @@ class TerraNova:
 
     def faction_slugs(self) -> list[str]:
         return list(self.data.factions)
+
+    def board_cells(self) -> dict[str, tuple[float, float]]:
+        return self.data.map.positions()
+
+    def build_site(self, action_text: str) -> str | None:
+        return self.data.map.site_of(action_text, BUILD_KINDS, ("-build", "-build-dig"))
 
     def faction_table(self) -> list[dict[str, str]]:
         return [{"faction": f.slug, "home": self.data.ring[f.home], "colour": f.color,

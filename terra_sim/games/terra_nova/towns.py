@@ -19,11 +19,22 @@ if TYPE_CHECKING:
     from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
 
+# The last river_towns table and the adjacency it was made from: a bot asks for it for every
+# state it values, and the adjacency only changes when a bridge is built. Holding the list keeps
+# the identity test sound (a freed list's address could be reused).
+_river_from: list[int] = []
+_river_adj: list[int] = []
+
+
 def town_adjacency(s: "TerraNovaState", p: "Player") -> list[int]:
     """Adjacency for p's towns when p uses every link it may: neighbours and bridges, plus one
-    river hex for river_towns."""
+    river hex for river_towns. The caller must not change the list."""
+    global _river_from, _river_adj
     if p.eff.get("river_towns"):
-        return [a | r for a, r in zip(s.adj, s.data.map.sail[1], strict=True)]
+        if s.adj is not _river_from:
+            _river_adj = [a | r for a, r in zip(s.adj, s.data.map.sail[1], strict=True)]
+            _river_from = s.adj
+        return _river_adj
     return s.adj
 
 

@@ -1,0 +1,347 @@
+"""Runs on Dask: the same tables as a local run, resumes across executors, lost workers, Ctrl-C,
+and one clear line for each setup mistake. Runs on real LocalClusters of 2 worker processes."""
+
+import faulthandler
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask[distributed] is not installed (pip install -e '.[dask]')")
+
+import dask  # noqa: E402
+
+from terra_sim import dask_executor, storage  # noqa: E402
+from terra_sim.cli import cli  # noqa: E402
+from terra_sim.core.errors import UserError  # noqa: E402
+from terra_sim.core.rng import derive_seed  # noqa: E402
+from terra_sim.dask_executor import ChunkWriter, DaskExecutor  # noqa: E402
+from terra_sim.runner import RunInterrupted, run_tournament  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+KW = {"games": 24, "players": "2,3", "strategies": "random", "seed": 5, "report": False}
+# A bot that kills its own worker process: once for game `seed` (the first worker to get there
+# makes the marker file), or every time when `marker` is None.
+KILLER = '''
+import os
+import signal
+from strategies.base import Strategy
+
+
+MARKER = {marker!r}
+
+
+class Killer(Strategy):
+    name = "killer"
+
+    def choose(self, state, legal):
+        if state.seed == {seed}:
+            if MARKER is None:
+                os._exit(3)
+            try:
+                os.close(os.open(MARKER, os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                pass
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return self.rng.choice(legal)
+'''
+BOOM = '''
+from strategies.base import Strategy
+
+
+class Boom(Strategy):
+    name = "boom"
+
+    def choose(self, state, legal):
+        raise RuntimeError("boom goes the bot")
+'''
+SLOW = '''
+import time
+from strategies.base import Strategy
+
+
+class Slow(Strategy):
+    name = "slow"
+
+    def choose(self, state, legal):
+        time.sleep(0.03)
+        return self.rng.choice(legal)
+'''
+
+
+@pytest.fixture(autouse=True)
+def bounded():
+    faulthandler.dump_traceback_later(240, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """An existing cluster, as `--scheduler` finds one: 2 worker processes of one thread, with
+    the retry setting a run's own LocalCluster has."""
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0")
+    yield cluster.scheduler_address
+    cluster.close()
+
+
+def tables(result):
+    return {"games": result.games.drop("duration_s"), "players": result.players,
+            "actions": result.actions, "errors": result.errors}
+
+
+def assert_same(a, b):
+    for name, df in tables(a).items():
+        other = tables(b)[name]
+        assert df.height == other.height, name
+        assert df.equals(other), name
+
+
+def bot(tmp_path, seed, marker):
+    path = tmp_path / "killer.py"
+    path.write_text(KILLER.format(seed=seed, marker=marker and str(marker)))
+    return f"{path}:Killer"
+
+
+# ---------------------------------------------------------------- the same games
+
+
+def test_a_dask_run_writes_the_tables_of_a_local_run(tmp_path):
+    out = tmp_path / "dask"
+    result = CliRunner().invoke(cli, [
+        "run", "--executor", "dask", "--workers", "2", "--games", "24", "--players", "2,3",
+        "--strategies", "random", "--seed", "5", "--no-report", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "24 of 24 games finished" in result.output
+    local = run_tournament(out=tmp_path / "local", workers=1, chunk_size=5, **KW)
+    on_dask = run_tournament(resume=out)  # nothing left to play: reads the tables
+    assert on_dask.stats.games == 0
+    assert_same(local, on_dask)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [e["executor"] for e in manifest["executors"]] == ["dask"]
+    assert manifest["executors"][0]["scheduler"] == "LocalCluster"
+    assert "executor" not in manifest["config"]  # how the games ran is not what they are
+    assert manifest["finished_games"] == 24 and manifest["finished_at"] is not None
+
+
+@pytest.mark.parametrize("first, then", [("local", "dask"), ("dask", "local")])
+def test_a_run_resumes_on_the_other_executor(tmp_path, monkeypatch, scheduler, first, then):
+    on = {"local": None, "dask": DaskExecutor(scheduler)}
+    kw = KW | {"chunk_size": 3, "workers": 2}
+    whole = run_tournament(out=tmp_path / "whole", **kw)
+
+    # Ctrl-C reaches the driver as it writes the third chunk.
+    real, calls = storage.write_chunk, []
+
+    def interrupted(*a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(storage, "write_chunk", interrupted)
+    with pytest.raises(RunInterrupted) as e:
+        run_tournament(out=tmp_path / "cut", executor=on[first], **kw)
+    assert e.value.finished == 6
+    monkeypatch.setattr(storage, "write_chunk", real)
+    manifest = json.loads((tmp_path / "cut" / "manifest.json").read_text())
+    assert manifest["finished_games"] == 6 and manifest["finished_at"] is None
+    resumed = run_tournament(resume=tmp_path / "cut", executor=on[then], chunk_size=5)
+    assert resumed.stats.games == 18
+    assert_same(whole, resumed)
+    assert [e["executor"] for e in resumed.manifest["executors"]] == [first, then]
+
+
+def test_workers_write_part_files_to_a_shared_folder(tmp_path, scheduler):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    kw = KW | {"chunk_size": 4}
+    result = run_tournament(out=tmp_path / "dask", executor=DaskExecutor(scheduler, shared), **kw)
+    assert_same(run_tournament(out=tmp_path / "local", workers=1, **kw), result)
+    assert list(shared.iterdir()) == []  # every staged part moved into the run
+    assert len(list((tmp_path / "dask" / "games").glob("*.parquet"))) == 6
+
+
+def test_dask_scheduler_address_points_a_run_at_a_cluster(tmp_path, monkeypatch, scheduler):
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", scheduler)
+    dask.config.refresh()  # Dask reads its environment variables on import
+    try:
+        result = CliRunner().invoke(cli, ["run", "--executor", "dask", "--games", "4",
+                                          "--strategies", "random", "--no-report", "--out",
+                                          str(tmp_path / "r")])
+    finally:
+        monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
+        dask.config.refresh()
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["executors"][0]["scheduler"] == scheduler
+
+
+def test_a_chunk_is_written_once(tmp_path):
+    run_dir = tmp_path / "r"
+    storage.init_dirs(run_dir)
+    tables = storage.schemas(["a"])
+    cols = {t: {k: [] for k in s} for t, s in tables.items()}
+    cols["errors"] = {"game_id": [4], "seed": [1], "strategies": ["x"], "factions": ["y"],
+                      "message": ["m"], "traceback": ["t"]}
+    writer = ChunkWriter(run_dir, tables)
+    assert writer.write([4], cols)
+    # Distributed delivering the chunk again (a retry after a lost worker, or a duplicate):
+    staged = tmp_path / "staged"
+    storage.init_dirs(staged)
+    storage.write_chunk(staged, storage.part_name(4, 4), cols, tables)
+    assert not writer.write([4], staged=str(staged))
+    assert not staged.exists()
+    assert pl.read_parquet(run_dir / "errors" / "*.parquet")["game_id"].to_list() == [4]
+
+
+# ---------------------------------------------------------------- lost workers
+
+
+def test_a_worker_killed_mid_chunk_costs_a_replay_of_its_chunk(tmp_path):
+    spec = bot(tmp_path, derive_seed(5, "game", 5), tmp_path / "killed-once")
+    kw = {"games": 12, "players": 2, "strategies": f"{spec},random", "seed": 5,
+          "chunk_size": 4, "workers": 2}
+    killed = run_tournament(out=tmp_path / "dask", executor=DaskExecutor(), **kw)
+    assert (tmp_path / "killed-once").exists()  # the kill happened, in the middle of games 4-7
+    assert any("was lost while playing games 4-7" in n for n in killed.stats.notes), \
+        killed.stats.notes
+    assert killed.errors.height == 0 and killed.games["game_id"].to_list() == list(range(12))
+    assert_same(run_tournament(out=tmp_path / "local", **kw), killed)  # the same games, once
+
+
+def test_a_game_that_kills_its_worker_is_found_and_logged(tmp_path):
+    spec = bot(tmp_path, derive_seed(1, "game", 4), None)
+    result = run_tournament(out=tmp_path / "r", games=6, players=2, workers=2, chunk_size=3,
+                            strategies=f"{spec},random", per_seat=True, executor=DaskExecutor())
+    assert result.errors["game_id"].to_list() == [4]
+    assert "the game killed its worker process: 2 Dask workers died" in result.errors[
+        "message"][0]
+    assert result.games["game_id"].to_list() == [0, 1, 2, 3, 5]
+    assert result.manifest["failed_games"] == 1 and result.manifest["finished_at"] is not None
+    assert any("playing them one by one" in n for n in result.stats.notes)
+
+
+# ---------------------------------------------------------------- as in local runs
+
+
+def test_failed_games_are_logged_as_in_a_local_run(tmp_path, scheduler):
+    path = tmp_path / "boom.py"
+    path.write_text(BOOM)
+    kw = {"games": 16, "players": 2, "design": "random", "strategies": f"random,{path}:Boom"}
+    result = run_tournament(out=tmp_path / "dask", executor=DaskExecutor(scheduler), **kw)
+    assert 0 < result.failed == result.errors.height < 16
+    assert result.errors["message"].str.contains("boom goes the bot").all()
+    assert_same(run_tournament(out=tmp_path / "local", workers=1, **kw), result)
+
+
+def test_a_decision_past_the_timeout_forfeits_on_a_dask_worker(tmp_path, scheduler):
+    path = tmp_path / "slow.py"
+    path.write_text(SLOW)
+    result = run_tournament(out=tmp_path / "r", games=2, players=2, decision_timeout=0.01,
+                            strategies=f"{path}:Slow,random", per_seat=True,
+                            executor=DaskExecutor(scheduler))
+    assert result.errors.height == 2
+    assert result.errors["message"].str.contains(r"for one decision \(limit 0.01s\)").all()
+    assert any("not interrupted while it thinks" in n for n in result.stats.notes)
+
+
+def test_a_worker_with_other_code_is_refused(tmp_path, monkeypatch, scheduler):
+    real = dask_executor.code_fingerprint
+
+    def elsewhere(content_json):
+        return real(content_json) | {"engine_version": "tn-0.0"}
+
+    monkeypatch.setattr(dask_executor, "code_fingerprint", elsewhere)  # this side only
+    with pytest.raises(UserError, match=r"has other game code or data than this machine "
+                                        r"\(engine_version tn-\S+ there, tn-0.0 here\)"):
+        run_tournament(out=tmp_path / "r", executor=DaskExecutor(scheduler), **KW)
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["finished_games"] == 0 and manifest["finished_at"] is None
+
+
+def test_ctrl_c_stops_a_dask_run_and_its_cluster(tmp_path):
+    out = tmp_path / "r"
+    # A terminal's Ctrl-C signals the whole process group: the driver and the cluster.
+    run = subprocess.Popen(
+        [sys.executable, "-m", "terra_sim", "run", "--executor", "dask", "--workers", "2",
+         "--games", "300", "--players", "2", "--strategies", "random", "--no-report",
+         "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    end = time.monotonic() + 60
+    while not list((out / "games").glob("*.parquet")) and time.monotonic() < end:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Interrupted:" in err and f"terra-sim run --resume {out}" in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    kept = pl.read_parquet(out / "games" / "*.parquet").height
+    assert 0 < kept == manifest["finished_games"] < 300
+    end = time.monotonic() + 30
+    while session(run.pid) and time.monotonic() < end:  # the cluster's processes end too
+        time.sleep(0.2)
+    assert session(run.pid) == []
+
+
+def session(sid):
+    """Live processes of session `sid` (a run started with start_new_session)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+# ---------------------------------------------------------------- setup mistakes
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--scheduler", "tcp://127.0.0.1:{port}"], "cannot reach the Dask scheduler at tcp://"),
+    (["--scheduler", "nowhere"], "cannot reach the Dask scheduler at nowhere"),
+    (["--executor", "local", "--scheduler", "tcp://127.0.0.1:1"],
+     "--scheduler only apply to --executor dask"),
+    (["--executor", "dask", "--shared-dir", "{tmp}/missing"], "no such folder"),
+])
+def test_setup_mistakes_are_one_line(tmp_path, args, expected):
+    args = [a.format(port=free_port(), tmp=tmp_path) for a in args]
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        result = CliRunner().invoke(cli, ["run", "--games", "2", "--no-report", "--out",
+                                          str(tmp_path / "r"), *args])
+    assert result.exit_code == 2, result.output
+    assert expected in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()  # refused before the run folder is made
+
+
+def test_dask_not_installed_says_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    result = CliRunner().invoke(cli, ["run", "--executor", "dask", "--games", "2",
+                                      "--no-report", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert "pip install -e '.[dask]'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
