@@ -27,15 +27,14 @@ import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
-from terra_sim.analysis import stats, tables
-from terra_sim.analysis.files import writing
 from terra_sim.config import RunConfig, from_dict, load, strategy_spec, validate
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
+
+if TYPE_CHECKING:  # polars and the analysis load when a calibration runs, not for --help
+    import polars as pl
 
 DEFAULT_ROUNDS = 5
 
@@ -192,6 +191,10 @@ def calibrate(config_or_path: RunConfig | dict | str | Path | None, out: str | P
 
 
 def _measure(k: int, run_dir: Path, applied: dict[str, int], factions: list[str]) -> Iteration:
+    import polars as pl
+
+    from terra_sim.analysis import stats, tables
+
     run = tables.open_run(run_dir)
     ft = tables.faction_table(run)
     margin = {f: (math.nan, math.nan, math.nan) for f in factions}
@@ -212,6 +215,10 @@ def _measure(k: int, run_dir: Path, applied: dict[str, int], factions: list[str]
 
 def _replays(first: Iteration, second: Iteration) -> bool:
     """Whether every player of the handicapped run scored its first-run VP plus its handicap."""
+    import polars as pl
+
+    from terra_sim.analysis import tables
+
     a = tables.open_run(first.run_dir).players.select("game_id", "seat", "faction", "vp")
     b = tables.open_run(second.run_dir).players.select("game_id", "seat", "vp")
     shift = pl.DataFrame({"faction": list(second.applied), "h": list(second.applied.values())},
@@ -238,6 +245,8 @@ def _ci(t: tuple[float, float, float], digits: int = 1) -> str:
 
 
 def _table(result: Calibration) -> pl.DataFrame:
+    import polars as pl
+
     est = result._table()
     start = result.start_vp()
     final = result.final
@@ -251,6 +260,8 @@ def _table(result: Calibration) -> pl.DataFrame:
 
 
 def _iterations(result: Calibration) -> pl.DataFrame:
+    import polars as pl
+
     rows = [{"iteration": it.k, "run": str(it.run_dir), "games": it.games, "faction": f,
              "applied": it.applied[f], "margin": it.margin[f][0], "margin_lo": it.margin[f][1],
              "margin_hi": it.margin[f][2], "estimate": it.estimate[f][0],
@@ -277,6 +288,8 @@ def _toml(tree: dict[str, Any], path: tuple[str, ...] = ()) -> list[str]:
 
 
 def _write(result: Calibration, cfg: RunConfig) -> None:
+    from terra_sim.analysis.files import writing
+
     out = result.out_dir
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
