@@ -192,3 +192,18 @@ def test_a_config_file_takes_the_until_keys_and_checks_them(tmp_path):
     # Another target is another run: the folder is not continued with it.
     message = refused(config, "--out", tmp_path / "r", "--until-ci", "0.4")
     assert "already holds a different run (differs in until_ci)" in message
+
+
+def test_on_dask_an_until_run_stops_at_the_same_n(stopped, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from terra_sim.dask_executor import DaskExecutor
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
+    try:
+        on_dask = run_tournament(out=tmp_path / "dask", until_ci=WIDTH, max_games=400,
+                                 executor=DaskExecutor(cluster.scheduler_address), **KW)
+    finally:
+        cluster.close()
+    assert on_dask.manifest["until"]["checks"] == stopped.manifest["until"]["checks"]
+    assert_same(stopped, on_dask)
