@@ -15,6 +15,7 @@ The chunks are played by the local worker pool here, or on a Dask cluster (dask_
 execution detail, like the worker count, that changes no game.
 """
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -672,7 +673,7 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
                 if executor is None:
                     _play_all(ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
                               note, lock.fd, sizer)
-                else:  # a cluster session per batch
+                else:  # in the session opened below, kept across batches
                     executor.play_all(ids, workers, cfg, content_json, run_dir, tables, plan,
                                       stats, bar, note)
 
@@ -681,7 +682,8 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
                     bar.write(line, file=sys.stderr)
 
             manifest["until"] = until.new_record(cfg)
-            until.play_until(cfg, run_dir, done, manifest["until"], play, say)
+            with executor.session(workers) if executor else contextlib.nullcontext():
+                until.play_until(cfg, run_dir, done, manifest["until"], play, say)
         elif todo:
             _context(content_json)  # forked workers inherit the loaded game and plan
             if executor is None:
