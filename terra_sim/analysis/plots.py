@@ -135,7 +135,13 @@ def head_to_head(h2h: pl.DataFrame, path: Path, order: list[str] | None = None) 
         games[idx[r], idx[c]] = g
     size = max(5.0, 0.6 * len(names) + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1, size))
-    im = ax.imshow(mat, cmap="RdBu", vmin=0, vmax=100)
+    # The scale fits the data, centred on an even 50%: a full 0-100 scale would wash out the
+    # few points that separate most pairs.
+    spread = np.nanmax(np.abs(mat - 50)) if np.isfinite(mat).any() else 50.0
+    spread = float(min(50.0, max(5.0, np.ceil(spread / 5) * 5)))
+    cmap = plt.get_cmap("RdBu").copy()
+    cmap.set_bad("#e0e0e0")
+    im = ax.imshow(np.ma.masked_invalid(mat), cmap=cmap, vmin=50 - spread, vmax=50 + spread)
     if len(names) <= 16:  # numbers stop being legible beyond that
         for i in range(len(names)):
             for j in range(len(names)):
@@ -148,6 +154,9 @@ def head_to_head(h2h: pl.DataFrame, path: Path, order: list[str] | None = None) 
     ax.set_ylabel("row faction" + (", strongest first" if order else ""))
     ax.set_title("Head to head: % of shared games row finished ahead (ties ½)")
     fig.colorbar(im, ax=ax, label="% of games row ahead of column", shrink=0.8)
+    if np.isnan(mat).any():
+        fig.text(0.01, 0.01, "grey: the two never met (a faction and itself, or factions that "
+                 "never share a game)", fontsize=9, color="#555555")
     return _save(fig, path)
 
 

@@ -522,7 +522,9 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
                   ["Share of the games two factions played together in which the row faction "
                    "finished ahead of the column faction (ties count half), strongest faction "
                    "first. Games behind each cell and its 95% Wilson interval are in "
-                   "`tables/head_to_head.csv`."])
+                   "`tables/head_to_head.csv`. A blank cell is a pair that never met: a "
+                   "faction and itself, or factions that never share a game (two sides of one "
+                   "mat, where the game has them)."])
     if h2h.height:
         met = set(h2h["row"].to_list())
         names = [f for f in order if f in met] + sorted(met - set(order))
