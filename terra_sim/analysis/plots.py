@@ -139,8 +139,7 @@ def head_to_head(h2h: pl.DataFrame, path: Path, order: list[str] | None = None) 
     # few points that separate most pairs.
     spread = np.nanmax(np.abs(mat - 50)) if np.isfinite(mat).any() else 50.0
     spread = float(min(50.0, max(5.0, np.ceil(spread / 5) * 5)))
-    cmap = plt.get_cmap("RdBu").copy()
-    cmap.set_bad("#e0e0e0")
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="#e0e0e0")
     im = ax.imshow(np.ma.masked_invalid(mat), cmap=cmap, vmin=50 - spread, vmax=50 + spread)
     if len(names) <= 16:  # numbers stop being legible beyond that
         for i in range(len(names)):
