@@ -106,3 +106,16 @@ def test_report_of_a_real_run_shows_when_and_where(tmp_path):
     sites = pl.read_csv(tmp_path / "rep" / "tables" / "build_sites.csv")
     assert set(sites["site"]) <= set(get_game("terra-nova").board_cells())
     assert rep.files
+
+
+def test_report_of_a_run_without_actions_says_so(tmp_path):
+    from terra_sim.analysis.report import build_report
+    from terra_sim.runner import run_tournament
+
+    run = run_tournament({"game": "terra-nova", "players": 2, "games": 6, "seed": 3,
+                          "workers": 1, "report": False, "actions": False},
+                         out=str(tmp_path / "run")).run_dir
+    build_report(run, out=tmp_path / "rep", formats="md")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "made with `--no-actions`" in md
+    assert not (tmp_path / "rep" / "plots" / "vp_by_round.png").exists()

@@ -382,6 +382,8 @@ def _course_section(run: tables.Run, out_dir: Path, files: list[Path],
     actions = None
     if any((run.path / "actions").glob("*.parquet")):
         actions = storage.scan(run.path, "actions", storage.ACTIONS_SCHEMA)
+        if actions.select(pl.len()).collect().item() == 0:  # --no-actions writes empty parts
+            actions = None
     if actions is None:
         text.append("This run was made with `--no-actions`, so VP by round, the action mix "
                     "and where each faction builds (all read from the actions table) are not "
