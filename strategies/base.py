@@ -17,6 +17,10 @@ class Strategy:
     params: ClassVar[dict[str, Any]] = {}
     kind: ClassVar[str] = "scripted"
     games: ClassVar[tuple[str, ...]] = ()  # for a bot loaded from a file: empty plays any game
+    # Whether the VP a seat starts with can change this bot's choices (it reads a score, not
+    # only what an action earns). `terra-sim calibrate` trusts one run to be exact only when
+    # neither the game nor any bot says so; a bot that does not declare it is assumed to.
+    vp_affects_play: ClassVar[bool] = True
 
     def __init__(self, rng: random.Random, **params: Any):
         unknown = set(params) - set(self.params)

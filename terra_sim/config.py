@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 DESIGNS = ("balanced", "random")
 # Keys that change what a run's games are; the others only change how it is executed.
 CONTENT_KEYS = ("game", "players", "games", "seed", "design", "factions", "strategies",
-                "per_seat", "variants", "options", "overrides", "actions", "decision_timeout")
+                "per_seat", "variants", "options", "overrides", "actions", "decision_timeout",
+                "until_ci", "until_margin_ci", "max_games", "until_batch")
 
 
 @dataclass
@@ -40,6 +41,11 @@ class RunConfig:
     overrides: dict[str, Any] = field(default_factory=dict)
     actions: bool = True  # log every action (needed to replay without re-playing)
     decision_timeout: float | None = None
+    # Run until sure (terra_sim/until.py): stop once every faction's 95% intervals are this wide.
+    until_ci: float | None = None  # the win share's, as a share (0.02: 2 percentage points)
+    until_margin_ci: float | None = None  # the VP margin's, in VP
+    max_games: int | None = None  # the most games of a run until sure (its `games`)
+    until_batch: int | None = None  # games between checks; None: automatic
     workers: int = 0  # 0: one per core
     chunk_size: int = 0  # games per task; 0: chosen from games and workers
     out: str | None = None
@@ -111,8 +117,10 @@ def from_dict(data: dict[str, Any], base: RunConfig | None = None) -> RunConfig:
             cfg.options = _expect(value, dict, key, "a table")
         elif key == "overrides":
             cfg.overrides = _overrides(value)
-        elif key in ("games", "seed", "workers", "chunk_size"):
+        elif key in ("games", "seed", "workers", "chunk_size", "max_games", "until_batch"):
             setattr(cfg, key, _expect(value, int, key, "an integer"))
+        elif key in ("until_ci", "until_margin_ci"):
+            setattr(cfg, key, float(_expect(value, (int, float), key, "a number")))
         elif key in ("actions", "report", "per_seat"):
             setattr(cfg, key, _expect(value, bool, key, "true or false"))
         elif key == "decision_timeout":
@@ -127,6 +135,9 @@ def from_dict(data: dict[str, Any], base: RunConfig | None = None) -> RunConfig:
                 # An empty folder name would otherwise mean "the default folder" without a word.
                 raise UserError("--out (out in a config) is empty: name the run folder, or omit "
                                 "it for the default runs/<game>-<timestamp>")
+    if data.get("games") is not None and data.get("max_games") not in (None, data["games"]):
+        raise UserError("games and max_games both given: a run until sure plays up to "
+                        "max_games (--max-games) games; drop games (--games)")
     return cfg
 
 
@@ -239,6 +250,9 @@ def validate(cfg: RunConfig) -> RunConfig:
     for name in cfg.strategies:
         # Built once here so a bad name or parameter is a user mistake, not 1,000 failed games.
         strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), g.slug)
+    from terra_sim import until
+
+    until.check_config(cfg)
     _cap_workers(cfg)
     return cfg
 

@@ -24,7 +24,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +178,7 @@ class DaskExecutor:
 
     scheduler: str | None = None
     shared_dir: Path | None = None
+    _open: Any = field(default=None, init=False, repr=False)  # the client of session()
 
     def __post_init__(self) -> None:
         try:
@@ -245,11 +246,24 @@ class DaskExecutor:
             stack.callback(_close, client)
             yield client
 
+    @contextlib.contextmanager
+    def session(self, workers: int) -> Iterator[None]:
+        """One cluster session for every play_all inside it: a run until sure plays many
+        batches, and a LocalCluster takes seconds to start."""
+        with self._client(workers) as client:
+            self._open = client
+            try:
+                yield
+            finally:
+                self._open = None
+
     def play_all(self, todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                  run_dir: Path, tables: dict[str, dict[str, Any]], plan: Plan, stats: RunStats,
                  bar: Any, note: Callable[[str], None]) -> None:
         """Play `todo` in chunks on the cluster, writing each finished chunk as it comes."""
-        with self._client(workers) as client:
+        opened = (contextlib.nullcontext(self._open) if self._open is not None
+                  else self._client(workers))
+        with opened as client:
             stats.workers = sum(client.nthreads().values())
             if not stats.workers:
                 note(f"the Dask scheduler at {self.scheduler} has no workers yet; the games "

@@ -15,6 +15,7 @@ The chunks are played by the local worker pool here, or on a Dask cluster (dask_
 execution detail, like the worker count, that changes no game.
 """
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from terra_sim import storage
+from terra_sim import storage, until
 from terra_sim.config import CONTENT_KEYS, RunConfig, from_dict, load, strategy_spec, validate
 from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed, stream
@@ -523,11 +524,13 @@ def _span(ids: list[int]) -> str:
 
 def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
               run_dir: Path, tables: dict[str, dict[str, Any]], plan: Plan, stats: RunStats,
-              bar: Any, note: Callable[[str], None], lock_fd: int | None) -> None:
-    """Play `todo` in chunks on a watched pool, writing each finished chunk as it comes."""
+              bar: Any, note: Callable[[str], None], lock_fd: int | None,
+              sizer: ChunkSizer | None = None) -> None:
+    """Play `todo` in chunks on a watched pool, writing each finished chunk as it comes.
+    `sizer`: one carried over from earlier calls (a run until sure plays batch by batch)."""
     fresh = deque(todo)
     retry: deque[Task] = deque()
-    sizer = ChunkSizer(cfg.chunk_size, workers)
+    sizer = sizer or ChunkSizer(cfg.chunk_size, workers)
 
     def write(ids: list[int], cols: dict) -> None:
         t = time.perf_counter()
@@ -663,7 +666,26 @@ def _run_locked(cfg: RunConfig, run_dir: Path, g: Any, plan: Plan, progress: boo
     main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if main else None
     try:
-        if todo:
+        if until.enabled(cfg):
+            _context(content_json)
+            sizer = ChunkSizer(cfg.chunk_size, workers)  # one for all batches: chunks keep growing
+
+            def play(ids: list[int]) -> None:
+                if executor is None:
+                    _play_all(ids, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
+                              note, lock.fd, sizer)
+                else:  # in the session opened below, kept across batches
+                    executor.play_all(ids, workers, cfg, content_json, run_dir, tables, plan,
+                                      stats, bar, note)
+
+            def say(line: str) -> None:
+                if progress:
+                    bar.write(line, file=sys.stderr)
+
+            manifest["until"] = until.new_record(cfg)
+            with executor.session(workers) if executor else contextlib.nullcontext():
+                until.play_until(cfg, run_dir, done, manifest["until"], play, say)
+        elif todo:
             _context(content_json)  # forked workers inherit the loaded game and plan
             if executor is None:
                 _play_all(todo, workers, cfg, content_json, run_dir, tables, plan, stats, bar,
@@ -709,6 +731,7 @@ def _finish(manifest: dict[str, Any], run_dir: Path, t0: float,
     manifest["finished_games"] = count["games"]
     manifest["failed_games"] = count["errors"]
     manifest["wall_s"] = round(manifest["wall_s"] + time.perf_counter() - t0, 3)
-    if count["games"] + count["errors"] == manifest["planned_games"]:
+    if count["games"] + count["errors"] == manifest["planned_games"] or (
+            manifest.get("until") or {}).get("stopped"):
         manifest["finished_at"] = _now()
     storage.write_manifest(run_dir, manifest)

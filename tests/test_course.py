@@ -84,8 +84,38 @@ def test_plots_draw_from_the_aggregates(tmp_path):
         plots.action_mix(course.action_mix(ACTIONS, PLAYERS), tmp_path / "mix.png"),
         plots.build_map(course.build_sites(ACTIONS, PLAYERS, lambda t: t.split()[1]
                                            if t.split()[0] in ("build", "place") else None),
-                        cells, tmp_path / "map.png"),
+                        tmp_path / "map.png", cells),
         plots.vp_sources(course.vp_sources(PLAYERS, ["town", "money"]), tmp_path / "src.png"),
     ]
     for p in made:
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_of_a_real_run_shows_when_and_where(tmp_path):
+    from terra_sim.analysis.report import build_report
+    from terra_sim.runner import run_tournament
+
+    run = run_tournament({"game": "terra-nova", "players": 2, "games": 12, "seed": 3,
+                          "workers": 1, "report": False}, out=str(tmp_path / "run")).run_dir
+    rep = build_report(run, out=tmp_path / "rep", formats="md")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "## When and where an edge arises" in md and "--no-actions" not in md
+    plots_made = {p.name for p in (tmp_path / "rep" / "plots").glob("*.png")}
+    assert {"vp_by_round.png", "action_mix.png", "build_map.png", "vp_sources.png"} <= \
+        plots_made
+    sites = pl.read_csv(tmp_path / "rep" / "tables" / "build_sites.csv")
+    assert set(sites["site"]) <= set(get_game("terra-nova").board_cells())
+    assert rep.files
+
+
+def test_report_of_a_run_without_actions_says_so(tmp_path):
+    from terra_sim.analysis.report import build_report
+    from terra_sim.runner import run_tournament
+
+    run = run_tournament({"game": "terra-nova", "players": 2, "games": 6, "seed": 3,
+                          "workers": 1, "report": False, "actions": False},
+                         out=str(tmp_path / "run")).run_dir
+    build_report(run, out=tmp_path / "rep", formats="md")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "made with `--no-actions`" in md
+    assert not (tmp_path / "rep" / "plots" / "vp_by_round.png").exists()

@@ -5,6 +5,7 @@ import numpy as np
 import polars as pl
 import pytest
 from scipy import stats as sps
+from scipy.optimize import minimize
 
 from terra_sim.analysis import bootstrap, interaction, ranking
 
@@ -12,7 +13,7 @@ from terra_sim.analysis import bootstrap, interaction, ranking
 def fabricate(strength: dict[str, float], bots: dict[str, float], games: int = 2000,
               seed: int = 1, cell: tuple[str, str, float] | None = None) -> pl.LazyFrame:
     """Two-player games: the winner is drawn with odds exp(faction + bot [+ cell]) and wins 1,
-    the loser 0; margin is +-(5 * the log-odds gap) plus noise."""
+    the loser 0; the margin is +-(5 * the log-odds gap plus noise)."""
     rng = np.random.default_rng(seed)
     fs, bs = list(strength), list(bots)
     rows = []
@@ -41,18 +42,19 @@ STRENGTH = {"a": 0.8, "b": 0.0, "c": 0.0, "d": -0.8}
 
 def test_pairwise_matches_hand_z_tests_and_holm():
     players = fabricate(STRENGTH, {"x": 0.0}, games=1500)
-    ed = ranking.edges(players)
+    ed = ranking.margins(players)
     pw = ranking.pairwise(ed)
     assert pw.height == 6
-    rows = {r["faction"]: r for r in ed.iter_rows(named=True)}
+    df = players.collect()
     raw = []
     for r in pw.iter_rows(named=True):
-        a, b = rows[r["faction"]], rows[r["other"]]
-        pa, pb = a["wins"] / a["games"], b["wins"] / b["games"]
-        se = np.sqrt(pa * (1 - pa) / a["games"] + pb * (1 - pb) / b["games"])
-        assert r["difference"] == pytest.approx(pa - pb)  # same expected share (1/2)
-        assert r["lo"] == pytest.approx(pa - pb - 1.959964 * se, rel=1e-5)
-        p = 2 * sps.norm.sf(abs(pa - pb) / se)
+        a = df.filter(pl.col("faction") == r["faction"])["margin"].to_numpy()
+        b = df.filter(pl.col("faction") == r["other"])["margin"].to_numpy()
+        d = a.mean() - b.mean()
+        se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+        assert r["difference"] == pytest.approx(d)
+        assert r["lo"] == pytest.approx(d - 1.959964 * se, rel=1e-5)
+        p = 2 * sps.norm.sf(abs(d) / se)
         assert r["p_value"] == pytest.approx(p)
         raw.append(p)
     raw = np.array(raw)
@@ -62,7 +64,7 @@ def test_pairwise_matches_hand_z_tests_and_holm():
 
 
 def test_tiers_group_what_cannot_be_told_apart():
-    ed = ranking.edges(fabricate(STRENGTH, {"x": 0.0}, games=3000))
+    ed = ranking.margins(fabricate(STRENGTH, {"x": 0.0}, games=3000))
     t = ranking.tiers(ed, ranking.pairwise(ed))
     tier = dict(zip(t["faction"], t["tier"], strict=True))
     assert tier["a"] == 1 and tier["d"] == 3
@@ -70,7 +72,7 @@ def test_tiers_group_what_cannot_be_told_apart():
 
 
 def test_tiers_by_hand():
-    ed = pl.DataFrame({"faction": ["p", "q", "r"], "edge": [0.3, 0.2, 0.0]})
+    ed = pl.DataFrame({"faction": ["p", "q", "r"], "margin_mean": [3.0, 2.0, 0.0]})
     pw = pl.DataFrame({"faction": ["p", "p", "q"], "other": ["q", "r", "r"],
                        "differ": [False, True, False]})
     t = ranking.tiers(ed, pw)
@@ -102,21 +104,25 @@ def test_bootstrap_groups_games_past_the_cap(monkeypatch):
     assert t.height == 4 and (t["rank_lo"] <= t["rank_median"]).all()
 
 
-def test_additive_fit_is_weighted_least_squares():
+def test_logistic_fit_is_the_maximum_likelihood_fit():
     players = fabricate(STRENGTH, {"x": 0.3, "y": 0.0, "z": -0.3}, games=1500)
     c = interaction.cells(players)
     fac = sorted(c["faction"].unique())
     bots = sorted(c["strategy"].unique())
-    X = np.zeros((c.height, len(fac) + len(bots)))
-    for i, (f, b) in enumerate(zip(c["faction"], c["strategy"], strict=True)):
-        X[i, fac.index(f)] = 1
-        X[i, len(fac) + bots.index(b)] = 1
-    w = np.sqrt(c["games"].to_numpy())
-    beta, *_ = np.linalg.lstsq(X * w[:, None], c["edge"].to_numpy() * w, rcond=None)
-    fitted_ls = X @ beta  # unique although the parameters are not (one constraint short)
+    fi = np.array([fac.index(f) for f in c["faction"]])
+    bi = np.array([bots.index(b) for b in c["strategy"]])
+    wins, n = c["wins"].to_numpy(), c["games"].to_numpy().astype(float)
+
+    def nll(theta):
+        eta = theta[fi] + np.append(theta[len(fac):], 0.0)[bi]
+        return -np.sum(wins * eta - n * np.log1p(np.exp(eta)))
+
+    best = minimize(nll, np.zeros(len(fac) + len(bots) - 1), method="BFGS", tol=1e-10)
+    eta = best.x[fi] + np.append(best.x[len(fac):], 0.0)[bi]
+    expected = 1 / (1 + np.exp(-eta)) - c["expected_wins"].to_numpy() / n
     out, _ = interaction.interaction(players)
     assert out.sort("faction", "strategy")["expected_edge"].to_numpy() == \
-        pytest.approx(fitted_ls, abs=1e-9)
+        pytest.approx(expected, abs=1e-5)
 
 
 def test_interaction_flags_the_cell_that_stands_out():

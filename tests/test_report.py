@@ -118,9 +118,10 @@ def test_report_files_and_sections(report):
     out = report.out_dir
     html = (out / "report.html").read_text()
     md = (out / "report.md").read_text()
-    headings = ["Verdict", "Caveat", "Factions", "Factions by player count", "Seat advantage",
-                "Head to head", "Strategies", "Faction x strategy", "Strengths (Plackett-Luce)",
-                "Where the points come from", "Power of the sample", "Method", "Run"]
+    headings = ["Verdict", "Caveat", "Factions", "Factions by player count",
+                "Which factions differ", "Seat advantage", "Head to head", "Strategies",
+                "Faction x strategy", "Strengths (Plackett-Luce)", "Where the points come from",
+                "When and where an edge arises", "Power of the sample", "Method", "Run"]
     # The answer first, the run's details last, every section once.
     assert re.findall(r"^## (.+)$", md, re.M) == headings
     assert re.findall(r"<h2[^>]*>([^<]+)</h2>", html) == headings
@@ -129,10 +130,11 @@ def test_report_files_and_sections(report):
         assert "greedy, random" in text
         assert "Holm" in text and "[95% Wilson]" in text and "[95% t]" in text
         assert "mermaids town bonus (invented)" in text  # data marked approximate
+        assert "made with `--no-actions`" in text or "made with <code>--no-actions" in text
     pngs = sorted(p.name for p in (out / "plots").glob("*.png"))
     assert {"factions.png", "seats.png", "head_to_head.png", "strengths.png",
             "faction_strategy.png", "vp_categories.png", "score_distribution.png",
-            "game_length.png"} <= set(pngs)
+            "game_length.png", "vp_sources.png"} <= set(pngs)
     # Self-contained: every plot is embedded, nothing is fetched.
     assert html.count("src='data:image/png;base64,") == len(pngs)
     assert not re.search(r"(src|href)=['\"]https?:", html)
@@ -141,7 +143,8 @@ def test_report_files_and_sections(report):
     csvs = {p.stem for p in (out / "tables").glob("*.csv")}
     assert {"factions", "factions_by_player_count", "seats", "head_to_head", "strategies",
             "faction_strategy", "strengths", "vp_categories", "score_distribution",
-            "game_length", "power"} <= csvs
+            "game_length", "power", "pairwise", "tiers", "faction_strategy_interaction",
+            "ranking_agreement", "vp_sources"} <= csvs
     assert all(p.exists() for p in report.files)
 
 

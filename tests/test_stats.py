@@ -321,3 +321,47 @@ def test_quantiles_from_counts_are_the_sample_quantiles():
         # exactly numpy's "linear" quantile, not merely close to it
         assert stats.quantiles_from_counts(values, counts, qs) == list(np.quantile(sample, qs))
     assert stats.quantiles_from_counts([], [], (0.5,)) == [None]
+
+
+def _handicap_games(rng, effect, players, games, sd=10.0):
+    """Seeded games of `players` factions drawn from len(effect), VP = 100 + effect + noise;
+    returns (game, faction, margin) player rows."""
+    f = np.concatenate([rng.choice(effect.size, players, replace=False) for _ in range(games)])
+    g = np.repeat(np.arange(games), players)
+    vp = 100 + effect[f] + rng.normal(0, sd, f.size)
+    return g, f, vp - (np.bincount(g, weights=vp) / players)[g]
+
+
+def test_equalising_handicaps_zero_every_margin_and_recover_the_effects():
+    rng = np.random.default_rng(3)
+    effect = np.array([4.0, 2.0, 0.0, -1.0, -2.0, -3.0])
+    g, f, m = _handicap_games(rng, effect, 3, 3000)
+    h, lo, hi = stats.equalising_handicaps(g, f, m, 7)  # faction 6 never plays
+    assert np.isnan(h[6]) and np.isnan(lo[6])
+    h, lo, hi = h[:6], lo[:6], hi[:6]
+    assert h.sum() == pytest.approx(0, abs=1e-9)
+    after = m + h[f] - (np.bincount(g, weights=h[f]) / 3)[g]
+    assert np.abs(np.bincount(f, weights=after) / np.bincount(f)).max() < 1e-9
+    assert np.all((lo < -(effect - effect.mean())) & (-(effect - effect.mean()) < hi))
+    # More than minus the margin: by about n(F-1)/((n-1)F) = 1.25 with 3 seats of 6 factions.
+    margin = np.bincount(f, weights=m) / np.bincount(f)
+    assert h[0] / -margin[0] == pytest.approx(1.25, rel=0.05)
+
+
+def test_equalising_handicaps_two_factions_is_minus_the_margin_and_intervals_cover():
+    rng = np.random.default_rng(4)
+    g = np.repeat(np.arange(200), 2)
+    f = np.tile([0, 1], 200)
+    vp = 100 + np.where(f == 0, 3.0, 0.0) + rng.normal(0, 8, f.size)
+    m = vp - (np.bincount(g, weights=vp) / 2)[g]
+    h, lo, hi = stats.equalising_handicaps(g, f, m, 2)
+    assert h == pytest.approx([-m[f == 0].mean(), -m[f == 1].mean()], abs=1e-9)
+    tlo, thi = stats.t_interval(m[f == 0].mean(), m[f == 0].std(ddof=1), 200)
+    assert hi[0] - lo[0] == pytest.approx(thi - tlo, rel=0.02)
+    effect = np.array([2.0, 0.0, -1.0, -1.0])
+    covered = 0
+    for _ in range(200):
+        g, f, m = _handicap_games(rng, effect, 2, 300)
+        h, lo, hi = stats.equalising_handicaps(g, f, m, 4)
+        covered += int(np.sum((lo < -effect) & (-effect < hi)))  # effect sums to 0
+    assert 0.92 < covered / 800 < 0.98

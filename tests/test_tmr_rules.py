@@ -5,7 +5,7 @@ from tmr_helpers import DATA, clear_resources, do, position, space, texts
 
 from terra_sim.games.terramara import artifacts, effects, scoring
 from terra_sim.games.terramara.board import SMALL_POSITIONS
-from terra_sim.games.terramara.player import FREE
+from terra_sim.games.terramara.player import CAT, CATEGORIES, FREE
 from terra_sim.games.terramara.road import CAMP
 
 
@@ -260,7 +260,8 @@ def test_road_arrival_scoring_one_player_may_take_eight_and_five():
     for who in (p, p, q):
         who.caravans[who.caravans.index(18)] = CAMP
         effects.arrive(s, who, CAMP)
-    assert p.vp[1] == 13 and q.vp[1] == DATA.rules["road_arrival_vp"][2]
+    road = CAT["road"]
+    assert p.vp[road] == 13 and q.vp[road] == DATA.rules["road_arrival_vp"][2]
 
 
 def test_a_flag_per_outpost_and_player():
@@ -314,7 +315,7 @@ def test_tie_breaks_river_then_military_then_shared():
     s = position()
     a, b, c, d = s.players
     for p in s.players:
-        p.vp = [10, 0, 0, 0, 0, 0, 0, 0]
+        p.vp = [10] + [0] * (len(CATEGORIES) - 1)
         p.river = 5
         p.military = 5
     d.vp[0] = 9
@@ -336,9 +337,10 @@ def test_flip_only_before_the_first_member_of_the_round_and_for_good():
     do(s, "flip")
     assert hunter.experienced and hunter.explorers == 4 and hunter.avail == 4
     assert "flip" not in texts(s)
-    vp = hunter.vp[0] + s.board.spaces[space(s, "R1-1")].effects.get("vp", 0)
+    play = CAT["play"]
+    vp = hunter.vp[play] + s.board.spaces[space(s, "R1-1")].effects.get("vp", 0)
     _place_and_end(s, "chief R1-1")  # experienced hunter: 5 VP for the Chieftain alone
-    assert hunter.vp[0] == vp + 5
+    assert hunter.vp[play] == vp + 5
     collector = s.players[1]
     assert collector.bonus_tiles and "flip" in texts(s)
     do(s, "explorer develop")

@@ -35,6 +35,7 @@ class GreedyStrategy(WeightedStrategy):
     description = ("One-ply look-ahead: prunes the legal actions with a cheap estimate, then "
                    "scores the resulting states (VP, money, power, income by rounds left).")
     games = ("terra-nova",)
+    vp_affects_play = False  # its valuation counts VP earned, never the score
     default_weights = DEFAULT_WEIGHTS
 
     # ----- dispatch ----------------------------------------

@@ -61,5 +61,6 @@ class TerraNovaHeuristic(Heuristic):
             return state.vp()
         w = self.guide.w
         sizes = [network_size(state, q) for q in state.players]
+        # The valuation counts VP earned; seats are compared on the score, head starts included.
         return [valuation(state, i, Context(i, w, 0, sizes[:i] + sizes[i + 1:]))
-                for i in range(len(state.players))]
+                + q.faction.start_vp for i, q in enumerate(state.players)]

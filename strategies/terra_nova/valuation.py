@@ -263,7 +263,9 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     p = state.players[seat]
     w = ctx.w
     data = state.data
-    v = float(p.total_vp)
+    # VP earned, not the score: a starting-VP handicap then changes no float and so no choice
+    # (the same number at another magnitude rounds differently, and can break a tie otherwise).
+    v = float(p.total_vp - p.faction.start_vp)
     fut = future_incomes(state)
     same = seat == ctx.seat and ctx.same_board(state, p)
     size = ctx.network(state, p, same)

@@ -43,6 +43,7 @@ class GreedyStrategy(WeightedStrategy):
                    "the result (VP, resources, Workers, Explorers, Military, River, Road, "
                    "Flags, Artifacts, Character side).")
     games = ("terramara",)
+    vp_affects_play = False  # its valuation counts VP earned, never the score
     default_weights = DEFAULT_WEIGHTS
 
     # ----- plan hooks ----------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 from strategies.heuristic import Heuristic
 from strategies.terramara.greedy import GreedyStrategy
 from strategies.terramara.valuation import Context, valuation
+from terra_sim.games.terramara.player import CAT
 
 
 class TerramaraHeuristic(Heuristic):
@@ -44,4 +45,5 @@ class TerramaraHeuristic(Heuristic):
         if state.is_over():
             return [float(v) for v in state.vp()]
         ctx = Context.of(state, self.guide.w)
-        return [valuation(state, i, ctx) for i in range(len(state.players))]
+        # The valuation counts VP earned; seats are compared on the score, head starts included.
+        return [valuation(state, i, ctx) + q.vp[CAT["start"]] for i, q in enumerate(state.players)]

@@ -18,7 +18,7 @@ from terra_sim.games.terramara.artifacts import payment
 from terra_sim.games.terramara.board import SPECIAL, TERRITORY, round_of_row
 from terra_sim.games.terramara.data import Artifact
 from terra_sim.games.terramara.effects import power_level
-from terra_sim.games.terramara.player import PERM, Player
+from terra_sim.games.terramara.player import CAT, PERM, Player
 from terra_sim.games.terramara.road import CAMP
 from terra_sim.games.terramara.scoring import artifact_vp, outpost_vp, rank_points
 from terra_sim.games.terramara.state import TerramaraState
@@ -343,9 +343,12 @@ def workers_value(s: TerramaraState, p: Player, ctx: Context) -> float:
 def valuation(s: TerramaraState, seat: int, ctx: Context) -> float:
     """What the state is worth to `seat`: VP so far plus every other holding's VP equivalent."""
     p = s.players[seat]
+    # VP earned, not the score: a starting-VP handicap then changes no float and so no choice
+    # (the same number at another magnitude rounds differently, and can break a tie otherwise).
+    earned = float(p.total_vp - p.vp[CAT["start"]])
     if s.stage == "over":
-        return float(p.total_vp)
-    v = float(p.total_vp)
+        return earned
+    v = earned
     v += resources_value(s, p, ctx) + workers_value(s, p, ctx) + members_value(s, p, ctx)
     v += military_value(s, p, ctx) + river_value(s, p, ctx) + road_value(s, p, ctx)
     v += flags_value(s, p, ctx) + artifacts_value(s, p, ctx) + side_value(s, p, ctx)

@@ -1,15 +1,16 @@
 """Faction x bot interaction: does a faction's strength depend on the bot that plays it?
 
-Each cell (faction, bot) has an edge: win share minus the share its player counts expect. With
-no interaction a cell's edge is its faction's effect plus its bot's effect; the two effects are
-fitted by weighted least squares (games as weights), each cell's residual is tested against its
-binomial standard error, the cells are flagged with the report's correction, and the sum of
-squared residuals is the overall test (chi-square, (factions - 1) x (bots - 1) degrees of
-freedom for a full table). The agreement scores (how well each bot's faction ordering matches the
-overall one) get bootstrap intervals.
+With no interaction, the odds that a faction wins with a bot are its faction's effect times its
+bot's effect: a logistic model with the two effects is fitted to the cells' wins (maximum
+likelihood by iteratively reweighted least squares), each cell's Pearson residual is tested and
+flagged with the report's correction, and the sum of squared residuals is the overall test
+(chi-square, (factions - 1) x (bots - 1) degrees of freedom for a full table). The agreement
+scores (how well each bot's faction ordering matches the overall one) get bootstrap intervals.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import polars as pl
@@ -31,24 +32,28 @@ def cells(players: pl.LazyFrame) -> pl.DataFrame:
             .collect())
 
 
-def _additive_fit(f: np.ndarray, b: np.ndarray, y: np.ndarray, wt: np.ndarray,
-                  nf: int, nb: int, rounds: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    """Faction and bot effects whose sum best fits y (weighted least squares, by backfitting;
-    the bot effects are centred, so a faction's effect is its edge with an average bot)."""
-    a = np.zeros(nf)
-    c = np.zeros(nb)
-    fw = np.bincount(f, wt, nf)
-    bw = np.bincount(b, wt, nb)
+def _logistic_fit(f: np.ndarray, b: np.ndarray, wins: np.ndarray, n: np.ndarray,
+                  nf: int, nb: int, rounds: int = 50) -> np.ndarray:
+    """Fitted win probability of each cell under logit(p) = faction effect + bot effect, by
+    maximum likelihood (IRLS; the last bot's effect is fixed at 0 so the fit is unique)."""
+    x = np.zeros((len(f), nf + nb - 1))
+    x[np.arange(len(f)), f] = 1.0
+    other = b < nb - 1
+    x[np.arange(len(f))[other], nf + b[other]] = 1.0
+    share = np.clip(wins / n, 0.005, 0.995)
+    eta = np.log(share / (1 - share))
+    beta = np.linalg.lstsq(x, eta, rcond=None)[0]
     for _ in range(rounds):
-        a_new = np.bincount(f, wt * (y - c[b]), nf) / np.where(fw > 0, fw, 1)
-        c_new = np.bincount(b, wt * (y - a_new[f]), nb) / np.where(bw > 0, bw, 1)
-        shift = np.average(c_new, weights=bw) if bw.sum() else 0.0
-        c_new, a_new = c_new - shift, a_new + shift
-        done = np.allclose(a_new, a, atol=1e-12) and np.allclose(c_new, c, atol=1e-12)
-        a, c = a_new, c_new
+        eta = np.clip(x @ beta, -30, 30)
+        p = 1 / (1 + np.exp(-eta))
+        w = np.maximum(n * p * (1 - p), 1e-12)
+        z = eta + (wins - n * p) / w
+        new = np.linalg.lstsq(x * np.sqrt(w)[:, None], z * np.sqrt(w), rcond=None)[0]
+        done = np.allclose(new, beta, atol=1e-10)
+        beta = new
         if done:
             break
-    return a, c
+    return 1 / (1 + np.exp(-np.clip(x @ beta, -30, 30)))
 
 
 def interaction(players: pl.LazyFrame, correction: str = "holm") -> tuple[pl.DataFrame, dict]:
@@ -63,11 +68,10 @@ def interaction(players: pl.LazyFrame, correction: str = "holm") -> tuple[pl.Dat
     b = np.array([bots.index(x) for x in df["strategy"].to_list()], dtype=np.int64)
     n = df["games"].to_numpy().astype(float)
     y = df["edge"].to_numpy()
-    fa, bo = _additive_fit(f, b, y, n, len(factions), len(bots))
-    fitted = fa[f] + bo[b]
-    share = np.clip(fitted + df["expected_wins"].to_numpy() / n, 0.01, 0.99)
-    se = np.sqrt(share * (1 - share) / n)
-    z = (y - fitted) / se
+    wins = df["wins"].to_numpy()
+    p_fit = _logistic_fit(f, b, wins, n, len(factions), len(bots))
+    fitted = p_fit - df["expected_wins"].to_numpy() / n
+    z = (wins - n * p_fit) / np.sqrt(np.maximum(n * p_fit * (1 - p_fit), 1e-12))
     from scipy.stats import norm
 
     p = 2 * norm.sf(np.abs(z))
@@ -91,9 +95,9 @@ def relative_grid(cells_df: pl.DataFrame) -> pl.DataFrame:
     """Factions down, bots across: each cell's edge over its bot's mean, in pp, with a * where
     the cell stands out from the no-interaction fit."""
     shown = cells_df.with_columns(
-        pl.format("{}{}", (100 * pl.col("relative_to_bot")).round(1).cast(pl.Utf8),
-                  pl.when(pl.col("stands_out")).then(pl.lit(" *")).otherwise(pl.lit("")))
-        .alias("cell"))
+        pl.struct("relative_to_bot", "stands_out").map_elements(
+            lambda r: f"{100 * r['relative_to_bot']:+.1f}" + (" *" if r["stands_out"] else ""),
+            return_dtype=pl.Utf8).alias("cell"))
     return (shown.pivot(on="strategy", index="faction", values="cell")
             .sort("faction").fill_null("-"))
 
@@ -141,7 +145,8 @@ def agreement_intervals(players: pl.LazyFrame, reps: int = 500,
         tn, tm = counts @ flat_n, counts @ flat_m
         draws += [rhos(tn[i].reshape(nb, nf), tm[i].reshape(nb, nf)) for i in range(len(tn))]
     boot = np.array(draws)
-    with np.errstate(invalid="ignore"):
+    with warnings.catch_warnings():  # a bot with under three factions has no rho: NaN, quietly
+        warnings.simplefilter("ignore", RuntimeWarning)
         lo = np.nanpercentile(boot, 2.5, axis=0) if len(boot) else np.full(nb, np.nan)
         hi = np.nanpercentile(boot, 97.5, axis=0) if len(boot) else np.full(nb, np.nan)
     counts_f = (n.sum(0) > 0).sum(1)

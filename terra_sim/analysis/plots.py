@@ -135,7 +135,12 @@ def head_to_head(h2h: pl.DataFrame, path: Path, order: list[str] | None = None) 
         games[idx[r], idx[c]] = g
     size = max(5.0, 0.6 * len(names) + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1, size))
-    im = ax.imshow(mat, cmap="RdBu", vmin=0, vmax=100)
+    # The scale fits the data, centred on an even 50%: a full 0-100 scale would wash out the
+    # few points that separate most pairs.
+    spread = np.nanmax(np.abs(mat - 50)) if np.isfinite(mat).any() else 50.0
+    spread = float(min(50.0, max(5.0, np.ceil(spread / 5) * 5)))
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="#e0e0e0")
+    im = ax.imshow(np.ma.masked_invalid(mat), cmap=cmap, vmin=50 - spread, vmax=50 + spread)
     if len(names) <= 16:  # numbers stop being legible beyond that
         for i in range(len(names)):
             for j in range(len(names)):
@@ -148,6 +153,9 @@ def head_to_head(h2h: pl.DataFrame, path: Path, order: list[str] | None = None) 
     ax.set_ylabel("row faction" + (", strongest first" if order else ""))
     ax.set_title("Head to head: % of shared games row finished ahead (ties ½)")
     fig.colorbar(im, ax=ax, label="% of games row ahead of column", shrink=0.8)
+    if np.isnan(mat).any():
+        fig.text(0.01, 0.01, "grey: the two never met (a faction and itself, or factions that "
+                 "never share a game)", fontsize=9, color="#555555")
     return _save(fig, path)
 
 
@@ -318,7 +326,7 @@ def action_mix(mix: pl.DataFrame, path: Path, kinds: int = 10) -> Path:
     return _save(fig, path)
 
 
-def build_map(sites: pl.DataFrame, cells: dict[str, tuple[float, float]], path: Path) -> Path:
+def build_map(sites: pl.DataFrame, path: Path, cells: dict[str, tuple[float, float]]) -> Path:
     """Small multiples of the board, one per faction: each space shaded by the share of the
     faction's builds that went there."""
     factions = sites["faction"].unique().sort().to_list()
@@ -376,4 +384,30 @@ def vp_sources(src: pl.DataFrame, path: Path) -> Path:
         ax.set_title(c, fontsize=10)
     axes[0][0].set_yticks(y, factions)
     fig.suptitle("VP by source against the average faction [95%]", fontweight="bold")
+    return _save(fig, path)
+
+
+def calibration(its: pl.DataFrame, path: Path) -> Path:
+    """A handicap calibration's convergence: each faction's handicap solved for, and its VP
+    margin (as the report computes it), per iteration, with 95% intervals."""
+    factions = sorted(its["faction"].unique().to_list())
+    last = int(its["iteration"].max())  # type: ignore[arg-type]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5), sharex=True)
+    colours = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(factions), 2)))
+    for (ax, col, title) in ((axes[0], "estimate", "Handicap solved for (VP)"),
+                             (axes[1], "margin", "VP margin in the run")):
+        for k, (f, c) in enumerate(zip(factions, colours, strict=False)):
+            df = its.filter(pl.col("faction") == f).sort("iteration")
+            # Factions side by side around each iteration, so their whiskers do not overlap.
+            x = df["iteration"].to_numpy() + (k - (len(factions) - 1) / 2) * 0.3 / len(factions)
+            y = df[col].to_numpy()
+            ax.errorbar(x, y, yerr=_err(y, df[f"{col}_lo"].to_numpy(), df[f"{col}_hi"]
+                                        .to_numpy()), color=c, marker="o", ms=4, capsize=2,
+                        lw=1.2, label=f)
+        ax.axhline(0, color="black", lw=0.8, ls="--")
+        ax.set_title(title)
+        ax.set_xlabel("iteration")
+        ax.set_xticks(range(1, last + 1))
+        ax.grid(axis="y", alpha=0.3)
+    axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=9)
     return _save(fig, path)

@@ -1,9 +1,9 @@
 """Which factions differ from which, and how sure the ranking is.
 
-Strength here is a faction's edge: its win share minus the share it would expect by its seats'
-player counts (1/n a game), the measure the verdicts use. Pairwise tests of the edges, corrected
-across all pairs, group the factions into tiers; a bootstrap that resamples whole games gives
-each faction's rank interval and how often it comes first or last.
+Strength here is a faction's mean VP margin, the measure the report sorts factions by (the more
+precise of its two measures). Pairwise tests of the means, corrected across all pairs, group the
+factions into tiers; a bootstrap that resamples whole games gives each faction's rank interval
+and how often it comes first or last.
 """
 
 from __future__ import annotations
@@ -18,31 +18,30 @@ from terra_sim.analysis import bootstrap, stats
 ALPHA = 0.05
 
 
-def edges(players: pl.LazyFrame) -> pl.DataFrame:
-    """Per faction: appearances, wins (ties split), expected wins and the edge with its SE."""
-    df = (players.group_by("faction")
-          .agg(pl.len().alias("games"), pl.col("win_share").sum().alias("wins"),
-               (1.0 / pl.col("n_players")).sum().alias("expected_wins"))
-          .collect())
-    share = df["wins"] / df["games"]
-    return df.with_columns(
-        (share - pl.col("expected_wins") / pl.col("games")).alias("edge"),
-        (share * (1 - share) / pl.col("games")).sqrt().alias("edge_se"),
-    ).sort(["edge", "faction"], descending=[True, False])
+def margins(players: pl.LazyFrame) -> pl.DataFrame:
+    """Per faction, strongest first: appearances, mean VP margin and its standard error."""
+    return (players.group_by("faction")
+            .agg(pl.len().alias("games"), pl.col("margin").mean().alias("margin_mean"),
+                 (pl.col("margin").std() / pl.len().sqrt()).alias("margin_se"))
+            .with_columns(pl.col("margin_se").fill_null(0.0))
+            .sort(["margin_mean", "faction"], descending=[True, False])
+            .collect())
 
 
 def pairwise(ed: pl.DataFrame, correction: str = "holm") -> pl.DataFrame:
-    """Every pair of factions (stronger first): the difference of their edges with a 95%
-    normal interval and z-test (independent-samples variance), p adjusted across all pairs."""
+    """Every pair of factions (stronger first): the difference of their mean margins with a
+    95% normal interval and z-test (independent-samples variance), p adjusted across all
+    pairs."""
     rows = list(ed.iter_rows(named=True))
     pairs = list(combinations(range(len(rows)), 2))
     if not pairs:
         return pl.DataFrame(schema={"faction": pl.Utf8, "other": pl.Utf8, "difference": pl.Float64,
                                     "lo": pl.Float64, "hi": pl.Float64, "p_value": pl.Float64,
                                     "p_adjusted": pl.Float64, "differ": pl.Boolean})
-    a = np.array([rows[i]["edge"] for i, _ in pairs])
-    b = np.array([rows[j]["edge"] for _, j in pairs])
-    se = np.sqrt(np.array([rows[i]["edge_se"] ** 2 + rows[j]["edge_se"] ** 2 for i, j in pairs]))
+    a = np.array([rows[i]["margin_mean"] for i, _ in pairs])
+    b = np.array([rows[j]["margin_mean"] for _, j in pairs])
+    se = np.sqrt(np.array([rows[i]["margin_se"] ** 2 + rows[j]["margin_se"] ** 2
+                           for i, j in pairs]))
     from scipy.stats import norm
 
     d = a - b
@@ -74,30 +73,29 @@ def tiers(ed: pl.DataFrame, pw: pl.DataFrame) -> pl.DataFrame:
 
 def bootstrap_ranks(players: pl.LazyFrame, reps: int = bootstrap.REPS,
                     seed: int = 0) -> tuple[pl.DataFrame, str]:
-    """Each faction's 95% rank interval (1 = strongest), median rank and the share of
-    resamples in which it ranks first and last, from `reps` resamples of whole games. Returns
-    the table and a sentence saying how it was resampled."""
-    per = players.select("game_id", "faction", "win_share", "n_players").collect()
+    """Each faction's 95% rank interval by mean margin (1 = strongest), median rank and the
+    share of resamples in which it ranks first and last, from `reps` resamples of whole games.
+    Returns the table and a sentence saying how it was resampled."""
+    per = players.select("game_id", "faction", "margin").collect()
     per, units, n_games = bootstrap.with_units(per)
     if units == 0:
         return pl.DataFrame(schema={"faction": pl.Utf8, "rank_median": pl.Float64,
                                     "rank_lo": pl.Int64, "rank_hi": pl.Int64,
                                     "first_share": pl.Float64, "last_share": pl.Float64}), ""
     sums = (per.group_by("unit", "faction")
-            .agg(pl.len().alias("n"), pl.col("win_share").sum().alias("w"),
-                 (1.0 / pl.col("n_players")).sum().alias("e")))
+            .agg(pl.len().alias("n"), pl.col("margin").sum().alias("m")))
     factions = sorted(per["faction"].unique().to_list())
     index = {f: i for i, f in enumerate(factions)}
     shape = (units, len(factions))
-    n, w, e = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    n, m = np.zeros(shape), np.zeros(shape)
     u = sums["unit"].to_numpy()
     fi = np.array([index[f] for f in sums["faction"].to_list()], dtype=np.int64)
-    n[u, fi], w[u, fi], e[u, fi] = sums["n"].to_numpy(), sums["w"].to_numpy(), sums["e"].to_numpy()
+    n[u, fi], m[u, fi] = sums["n"].to_numpy(), sums["m"].to_numpy()
     batches = []
     for counts in bootstrap.resamples(units, reps, seed):
-        tn, tw, te = counts @ n, counts @ w, counts @ e
+        tn, tm = counts @ n, counts @ m
         with np.errstate(invalid="ignore", divide="ignore"):
-            edge = np.where(tn > 0, (tw - te) / tn, -np.inf)  # unseen in a resample: last
+            edge = np.where(tn > 0, tm / tn, -np.inf)  # unseen in a resample: last
         order = np.argsort(-edge, axis=1, kind="stable")
         r = np.empty_like(order)
         np.put_along_axis(r, order, np.arange(1, len(factions) + 1)[None, :], axis=1)

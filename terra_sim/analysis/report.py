@@ -10,7 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
-from terra_sim.analysis import headline, stats, tables
+from terra_sim import storage
+from terra_sim.analysis import course, headline, interaction, ranking, stats, tables
 from terra_sim.analysis.files import raise_if_damaged, writing
 from terra_sim.analysis.render import (  # compare.py still imports these from here
     FORMATS,
@@ -120,6 +121,33 @@ def _approximate(run: tables.Run) -> list[str]:
     # Results on invented data must say so before anything else is read.
     approx = run.manifest.get("approximate_data") or []
     return [f"**Data marked approximate:** {'; '.join(approx)}."] if approx else []
+
+
+def _until(m: dict) -> list[Section]:
+    """Why a run until sure stopped, and the widest intervals at each check."""
+    u = m.get("until")
+    if not u:
+        return []
+    text = [u.get("reason") or (
+        f"A run until sure, not finished: {u.get('games', 0):,} games checked so far (resume "
+        "it to go on)."),
+        f"The run played its plan in batches of {u['batch']:,} games, checking after each "
+        "batch, on the games played so far, the widths the Factions table below shows; so it "
+        "holds the first games of its plan, as many on any number of workers."]
+
+    def width(x, pp: bool) -> str:
+        return "n/a" if x is None else f"{100 * x:.2f} pp" if pp else f"{x:.2f} VP"
+
+    checks = u.get("checks") or []
+    df = pl.DataFrame({
+        "games": [f"{c['games']:,}" for c in checks],
+        "widest win-share interval": [f"{width(c['widest_win'], True)} "
+                                      f"({c['widest_win_faction']})" for c in checks],
+        "widest VP-margin interval": [f"{width(c['widest_margin'], False)} "
+                                      f"({c['widest_margin_faction']})" for c in checks]},
+        schema={c: pl.Utf8 for c in ("games", "widest win-share interval",
+                                     "widest VP-margin interval")})
+    return [Section("Why the run stopped", text, [("Widest 95% intervals at each check", df)])]
 
 
 def _outcome_display(df: pl.DataFrame, keys: list[str], label_keys: dict[str, str],
@@ -247,6 +275,153 @@ def _quiet(_: str) -> None:
     pass
 
 
+def _seed(run: tables.Run) -> int:
+    """The bootstrap's seed: the run's own, so a report is the same every time it is built."""
+    seed = run.manifest.get("master_seed")
+    return seed if isinstance(seed, int) else 0
+
+
+def _differ_section(run: tables.Run, ft: pl.DataFrame, out_dir: Path, files: list[Path],
+                    correction: str, cname: str) -> tuple[Section, str]:
+    """Tiers from pairwise tests and rank intervals from the bootstrap; and the summary line."""
+    mg = ranking.margins(run.players)
+    pairs = ranking.pairwise(mg, correction)
+    save_csv(pairs, out_dir, "pairwise", files)
+    tier = ranking.tiers(mg, pairs)
+    boot, how = ranking.bootstrap_ranks(run.players, seed=_seed(run))
+    table = (tier.join(ft.select("faction", "margin_mean", "margin_lo", "margin_hi"),
+                       on="faction")
+             .join(boot, on="faction", how="left")
+             .sort(["tier", "margin_mean"], descending=[False, True]))
+    save_csv(table, out_dir, "tiers", files)
+    groups: dict[int, list[str]] = {}
+    for r in table.iter_rows(named=True):
+        groups.setdefault(r["tier"], []).append(r["faction"])
+    tiers_text = "; ".join(f"{t}: {', '.join(fs)}" for t, fs in groups.items())
+    told = int(pairs["differ"].sum()) if pairs.height else 0
+    disp = table.select(
+        pl.col("tier").cast(pl.Utf8), "faction",
+        pl.struct("margin_mean", "margin_lo", "margin_hi").map_elements(
+            lambda r: num_ci(r["margin_mean"], r["margin_lo"], r["margin_hi"], signed=True),
+            return_dtype=pl.Utf8).alias("VP margin [95% t]"),
+        pl.struct("rank_lo", "rank_hi").map_elements(
+            lambda r: f"{r['rank_lo']}" if r["rank_lo"] == r["rank_hi"]
+            else f"{r['rank_lo']} – {r['rank_hi']}", return_dtype=pl.Utf8)
+        .alias("rank [95%]"),
+        pl.col("first_share").map_elements(lambda x: pct(x, 0), return_dtype=pl.Utf8)
+        .alias("first"),
+        pl.col("last_share").map_elements(lambda x: pct(x, 0), return_dtype=pl.Utf8)
+        .alias("last"))
+    sentence = ranking.ranking_sentence(boot)
+    text = [f"Factions that cannot be told apart share a tier. Every pair of factions is tested "
+            f"on its difference in mean VP margin (z-test, {cname}-corrected across the "
+            f"{pairs.height} pairs; {told} pairs differ); from the strongest down, a faction "
+            "joins the tier of the faction above it unless it differs from that tier's "
+            "strongest, and then starts the next tier. "
+            f"Rank intervals: {how}, each ranking the factions by mean margin. {sentence} "
+            "All pairs are in `tables/pairwise.csv`."]
+    sec = Section("Which factions differ", text,
+                  [("Tiers, VP margin and rank [95% bootstrap interval]; share of resamples "
+                    "in which the faction ranks first and last", disp)])
+    return sec, f"Tiers by VP margin: {tiers_text}. {sentence}"
+
+
+def _interaction_section(run: tables.Run, out_dir: Path, files: list[Path], correction: str,
+                         cname: str, fs_png: Path) -> tuple[Section, str]:
+    """Faction x bot: the interaction test, the cells that stand out, each faction against
+    each bot's mean, and the agreement scores with intervals."""
+    cells, test = interaction.interaction(run.players, correction)
+    save_csv(cells, out_dir, "faction_strategy_interaction", files)
+    agree, how = interaction.agreement_intervals(run.players, seed=_seed(run))
+    save_csv(agree, out_dir, "ranking_agreement", files)
+    out = cells.filter(pl.col("stands_out")).sort("p_adjusted")
+    flagged = "; ".join(
+        f"{r['faction']} with {r['strategy']} ({pp(r['edge'], signed=True)} win-share edge "
+        f"where no interaction predicts {pp(r['expected_edge'], signed=True)}, "
+        f"{r['games']:,} games)" for r in out.iter_rows(named=True))
+    if test["df"] == 0:
+        verdict = "Too few cells to test an interaction (one bot, or one faction per bot)."
+    else:
+        verdict = (f"Interaction test: chi-square {test['chi2']:.1f} on {test['df']} degrees "
+                   f"of freedom, p = {pval(test['p_value'])}: "
+                   + ("the factions' strengths depend on the bot that plays them."
+                      if test["p_value"] < tables.ALPHA else
+                      "no evidence that the factions' strengths depend on the bot."))
+    verdict += (f" Cells that stand out ({cname}-corrected across the {test['cells']} cells): "
+                f"{flagged}." if flagged else " No single cell stands out after correction.")
+    agree_disp = agree.select(
+        "strategy", pl.col("factions").cast(pl.Utf8),
+        pl.struct("spearman_rho", "rho_lo", "rho_hi").map_elements(
+            lambda r: "n/a" if r["spearman_rho"] is None else num_ci(
+                r["spearman_rho"], r["rho_lo"], r["rho_hi"], 2), return_dtype=pl.Utf8)
+        .alias("Spearman rho vs overall [95% bootstrap]"))
+    grid = interaction.relative_grid(cells)
+    bots = sorted(cells["strategy"].unique().to_list())
+    sec = Section(
+        "Faction x strategy",
+        ["Does the faction ranking hold for every bot? Each cell is a faction's win-share edge "
+         "(win share minus the expected share) with one bot, minus that bot's mean edge over "
+         "the factions it played, in percentage points. With no interaction a cell's odds of "
+         "winning are its faction's effect times its bot's effect (a logistic model fitted by "
+         "maximum likelihood); a * marks a cell whose Pearson residual from that fit is "
+         "significant. " + verdict,
+         "The agreement score compares each bot's ordering of the factions (by mean VP margin) "
+         f"with the overall one: near 1, the ranking holds for that bot. Its intervals come from "
+         f"{how}. Absolute win shares per cell are in `tables/faction_strategy.csv`."],
+        [("Win-share edge relative to the bot's mean, pp (* stands out)",
+          grid.select("faction", *[b for b in bots if b in grid.columns])),
+         ("Agreement of each bot's faction ranking with the overall one", agree_disp)],
+        [fs_png])
+    line = verdict if test["df"] else ""
+    return sec, line
+
+
+def _course_section(run: tables.Run, out_dir: Path, files: list[Path],
+                    png: Callable[..., Path]) -> Section:
+    """When and where an edge arises: VP by round, the action mix and the build map from the
+    actions table, and VP by source against the average faction."""
+    from terra_sim.analysis import plots
+    from terra_sim.games import get_game
+
+    src = course.vp_sources(run.players, run.categories)
+    save_csv(src, out_dir, "vp_sources", files)
+    images = [png(plots.vp_sources, src, "vp_sources")] if src.height else []
+    text = ["VP by source is each faction's mean VP from each scoring category minus the "
+            "average over all seats, with the 95% t interval of the faction's mean."]
+    actions = None
+    if any((run.path / "actions").glob("*.parquet")):
+        actions = storage.scan(run.path, "actions", storage.ACTIONS_SCHEMA)
+        if actions.select(pl.len()).collect().item() == 0:  # --no-actions writes empty parts
+            actions = None
+    if actions is None:
+        text.append("This run was made with `--no-actions`, so VP by round, the action mix "
+                    "and where each faction builds (all read from the actions table) are not "
+                    "shown.")
+        return Section("When and where an edge arises", text, images=images)
+    try:
+        game = get_game(run.manifest.get("game", ""), run.manifest.get("overrides") or None)
+    except UserError:
+        game = None  # a game this installation does not have: no board, no bookkeeping names
+    vr = course.vp_by_round(actions, run.players)
+    save_csv(vr, out_dir, "vp_by_round", files)
+    mix = course.action_mix(actions, run.players, tuple(getattr(game, "quiet_actions", ())))
+    save_csv(mix, out_dir, "action_mix", files)
+    text.insert(0, "VP by round is each faction's mean VP at the end of each round (after its "
+                   "last action of the round) minus the average over all seats, with 95% t "
+                   "bands; the last point is the final score. The action mix counts each "
+                   "faction's actions per game by kind (bookkeeping left out).")
+    images = [png(plots.vp_by_round, vr, "vp_by_round"),
+              png(plots.action_mix, mix, "action_mix")] + images
+    if game is not None and hasattr(game, "board_cells") and hasattr(game, "build_site"):
+        sites = course.build_sites(actions, run.players, game.build_site)
+        save_csv(sites, out_dir, "build_sites", files)
+        if sites.height:
+            images.append(png(plots.build_map, sites, "build_map", game.board_cells()))
+            text.append("The build map shades each board space by the share of the faction's "
+                        "builds (and upgrades) made there.")
+    return Section("When and where an edge arises", text, images=images)
+
+
 def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
                    correction: str = "holm",
                    progress: Progress = _quiet) -> tuple[list[Section], str, str]:
@@ -261,13 +436,16 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     summary = [f"{run.manifest.get('game', '?')} run {run.name!r}: {ov['games']:,} games "
                f"({', '.join(f'{n}p: {g:,}' for n, g in ov['games_by_count'].items())}), "
                f"{ov['errors']:,} lost to errors."]
+    if (run.manifest.get("until") or {}).get("reason"):
+        summary.append(run.manifest["until"]["reason"])
     if run.manifest.get("approximate_data"):
         summary.append("Data marked approximate: "
                        + "; ".join(run.manifest["approximate_data"]) + ".")
     caveat = Section("Caveat", [caveat_text(ov["strategies"])])
     if ov["games"] == 0:
         empty = "This run has no finished games yet, so there is nothing to report."
-        return ([Section("Verdict", [*_approximate(run), empty], box=True), caveat,
+        return ([Section("Verdict", [*_approximate(run), empty], box=True),
+                 *_until(run.manifest), caveat,
                  _run_details(run, ov)],
                 "\n".join(summary + ["No finished games: nothing to report."]),
                 "No finished games: nothing to report.")
@@ -292,6 +470,7 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
         Section("Verdict", [*_approximate(run), _context(run, ov), head.sentence],
                 [("Factions, strongest first (by VP margin)", head.table)],
                 notes=head.notes, box=True, legend=True),
+        *_until(run.manifest),
         caveat,
     ]
     summary += ["", head.text(), ""]
@@ -316,6 +495,11 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
               _outcome_display(fc.sort("n_players", "margin_mean", descending=[False, True]),
                                ["n_players", "faction"], {"n_players": "players",
                                                           "faction": "faction"}, correction))]))
+
+    progress("tiers and rank intervals")
+    differ, differ_line = _differ_section(run, ft, out_dir, files, correction, cname)
+    sections.append(differ)
+    summary.append(differ_line)
 
     # Seats.
     progress("seats")
@@ -349,7 +533,9 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
                   ["Share of the games two factions played together in which the row faction "
                    "finished ahead of the column faction (ties count half), strongest faction "
                    "first. Games behind each cell and its 95% Wilson interval are in "
-                   "`tables/head_to_head.csv`."])
+                   "`tables/head_to_head.csv`. A blank cell is a pair that never met: a "
+                   "faction and itself, or factions that never share a game (two sides of one "
+                   "mat, where the game has them)."])
     if h2h.height:
         met = set(h2h["row"].to_list())
         names = [f for f in order if f in met] + sorted(met - set(order))
@@ -374,19 +560,6 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
     save_csv(stt, out_dir, "strategies", files)
     fs = tables.faction_strategy_table(run, correction)
     save_csv(fs, out_dir, "faction_strategy", files)
-    agree = tables.ranking_agreement(fs)
-    save_csv(agree, out_dir, "ranking_agreement", files)
-    strategies = sorted(fs["strategy"].unique().to_list())
-    piv = (fs.with_columns(pl.struct("win_share", "win_lo", "win_hi", "games")
-                           .map_elements(lambda s: _win_ci(s) + f" n={s['games']}",
-                                         return_dtype=pl.Utf8).alias("cell"))
-           .pivot(on="strategy", index="faction", values="cell", sort_columns=True)
-           .sort("faction").fill_null("—"))
-    agree_disp = agree.select(
-        "strategy", pl.col("factions").cast(pl.Utf8), pl.col("games").cast(pl.Utf8),
-        pl.col("spearman_rho").map_elements(lambda x: "n/a" if _nan(x) else f"{x:.2f}",
-                                            return_dtype=pl.Utf8)
-        .alias("Spearman rho vs overall ranking"))
     sections.append(Section(
         "Strategies",
         ["How each bot fared across all factions. " + _verdict_sentence(stt, "strategy",
@@ -394,17 +567,13 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
         [(f"Strategies [95% Wilson / 95% t], p adjusted by {cname}",
           _outcome_display(headline.strength_order(stt), ["strategy"],
                            {"strategy": "strategy"}, correction))]))
-    sections.append(Section(
-        "Faction x strategy",
-        ["Does the faction ranking hold for every bot? Each cell is the faction's win share "
-         "[95% Wilson] when played by that strategy, with the games behind it. The second "
-         "table compares each strategy's ordering of factions (by mean VP margin) with the "
-         "overall ordering: a Spearman rho near 1 means the ranking holds for that bot. "
-         "Full numbers in `tables/faction_strategy.csv`."],
-        [("Win share by faction and strategy [95% Wilson]",
-          piv.select("faction", *[s for s in strategies if s in piv.columns])),
-         ("Agreement of each strategy's faction ranking with the overall one", agree_disp)],
-        [png(plots.faction_strategy, fs, "faction_strategy")]))
+    progress("faction x strategy")
+    inter, inter_line = _interaction_section(
+        run, out_dir, files, correction, cname, png(plots.faction_strategy, fs,
+                                                     "faction_strategy"))
+    sections.append(inter)
+    if inter_line:
+        summary.append("Faction x strategy: " + inter_line)
 
     # Strengths.
     progress("strengths (Plackett-Luce)")
@@ -478,6 +647,9 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
         [("Mean VP per game by category", cat_disp),
          ("Final VP distribution (quantiles)", dist_disp),
          ("Game length by player count", gl_disp)], images))
+
+    progress("when and where")
+    sections.append(_course_section(run, out_dir, files, png))
 
     # Power.
     progress("power")

@@ -272,6 +272,53 @@ def n_for_half_width(p: float, half_width: float, confidence: float = 0.95) -> f
     return float(optimize.brentq(gap, 1e-6, hi))
 
 
+# --- handicaps -----------------------------------------------------------------------------------
+
+
+def equalising_handicaps(game, faction, margin, n_factions: int, confidence: float = 0.95):
+    """VP to add to each faction's score so that every faction's mean VP margin over these
+    games becomes 0, with a confidence interval; vectorised over player rows.
+
+    `game` and `faction` (an index below n_factions) label each player row, `margin` is its VP
+    minus its game's mean VP. A handicap h raises a row's margin by h[f] less its game's mean
+    handicap, so asking each faction's summed margin to vanish is a linear system L h = -S,
+    with S the summed margins and L = diag(appearances) - C, C[f, q] the sum over the games f
+    and q share of 1/n: a graph Laplacian, so h is defined up to a constant and the solution
+    taken sums to 0. (It is the faction effect of a least-squares fit with a fixed effect per
+    game; with two factions in 2-player games it is minus the mean margin, with more factions
+    it is larger, since a faction's own handicap also raises its games' mean.)
+
+    The interval is a normal one from the game-clustered sandwich variance: the games are
+    independent, the players of one game are not. Returns (h, lo, hi); a faction with no
+    appearance gets NaN.
+    """
+    g = np.asarray(game)
+    f = np.asarray(faction, dtype=np.int64)
+    m = np.asarray(margin, dtype=float)
+    _, gi, size = np.unique(g, return_inverse=True, return_counts=True)
+    n_games = size.size
+    x = np.zeros((n_games, n_factions))
+    x[gi, f] = 1.0
+    appearances = x.sum(axis=0)
+    lap = np.diag(appearances) - x.T @ (x / size[:, None])
+    # Solved among the factions that played; the Laplacian's null direction (a constant added
+    # to every handicap) is cut by a relative tolerance, as in plackett_luce: left to
+    # machine precision it can be inverted into noise.
+    played = np.flatnonzero(appearances)
+    inv = np.zeros((n_factions, n_factions))
+    inv[np.ix_(played, played)] = np.linalg.pinv(lap[np.ix_(played, played)], rcond=1e-10)
+    h = -inv @ np.bincount(f, weights=m, minlength=n_factions)
+    residual = m + h[f] - ((x @ h) / size)[gi]  # the margins once the handicaps are added
+    u = np.zeros((n_games, n_factions))
+    u[gi, f] = residual
+    meat = u.T @ u * (n_games / (n_games - 1) if n_games > 1 else np.nan)
+    se = np.sqrt(np.clip(np.diag(inv @ meat @ inv), 0, None))
+    half = _z(confidence) * se
+    none = appearances == 0
+    h, half = np.where(none, np.nan, h), np.where(none, np.nan, half)
+    return h, h - half, h + half
+
+
 # --- Plackett-Luce ------------------------------------------------------------------------------
 
 

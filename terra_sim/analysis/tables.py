@@ -57,14 +57,15 @@ class Run:
 
     path: Path
     manifest: dict[str, Any]
-    parts: pl.LazyFrame  # the players parts as stored, read by `frame` only
+    parts: pl.LazyFrame  # the players parts as stored (or a filter of them), read by `frame`
     games: pl.LazyFrame
     errors: int
     categories: list[str] = field(default_factory=list)  # scoring categories, without "vp_"
     chunks: int = 0  # part files per table
-    _schema: pl.Schema | None = field(default=None, repr=False)
-    _frame: pl.DataFrame | None = field(default=None, repr=False)
-    _finishes: Finishes | None = field(default=None, repr=False)
+    # Read on first use; dataclasses.replace(run, parts=...) gives a run that reads its own.
+    _schema: pl.Schema | None = field(default=None, init=False, repr=False)
+    _frame: pl.DataFrame | None = field(default=None, init=False, repr=False)
+    _finishes: Finishes | None = field(default=None, init=False, repr=False)
 
     @property
     def name(self) -> str:

@@ -20,6 +20,8 @@ def _echo_summary(result) -> None:
     rate = f" ({(s.games + s.failed) / s.wall_s:.0f} games/s)" if s.wall_s else ""
     click.echo(f"\n{m['finished_games']} of {m['planned_games']} games finished"
                f"{rate}; run: {result.run_dir}")
+    if (m.get("until") or {}).get("reason"):
+        click.echo(m["until"]["reason"])
     if m["failed_games"]:
         first = result.errors["game_id"][0]
         click.echo(f"{m['failed_games']} games failed (see {result.run_dir / 'errors'}); "
@@ -70,10 +72,22 @@ def _report(run_dir, open_: bool) -> None:
                    "since the run began (the manifest records it).")
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
+@click.option("--until-ci", type=float, metavar="W",
+              help="Run until sure: play in batches until every faction's 95% win-share "
+                   "interval is at most W wide (0.02: 2 percentage points). Needs --max-games.")
+@click.option("--until-margin-ci", type=float, metavar="V",
+              help="Also (or instead) until every faction's 95% VP-margin interval is at most "
+                   "V VP wide.")
+@click.option("--max-games", type=int, metavar="N",
+              help="The most games a run until sure plays (it replaces --games).")
+@click.option("--until-batch", type=int, metavar="N",
+              help="Games between the checks of a run until sure (default: about 500, in whole "
+                   "design periods).")
 @open_option
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
         per_seat, design, resume, decision_timeout, force, no_actions, no_report, executor,
-        scheduler, shared_dir, open_) -> None:
+        scheduler, shared_dir, open_, until_ci, until_margin_ci, max_games,
+        until_batch) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
@@ -91,7 +105,9 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
             executor=on,
             games=games, seed=seed, workers=workers, chunk_size=chunk_size, out=out,
             factions=factions, strategies=strategies, per_seat=per_seat, design=design,
-            decision_timeout=decision_timeout, actions=False if no_actions else None)
+            decision_timeout=decision_timeout, actions=False if no_actions else None,
+            until_ci=until_ci, until_margin_ci=until_margin_ci, max_games=max_games,
+            until_batch=until_batch)
     except RunInterrupted as e:
         click.echo(f"\nInterrupted: {e.finished} of {e.planned} games are kept in {e.run_dir}; "
                    f"finish with: terra-sim run --resume {e.run_dir}", err=True)

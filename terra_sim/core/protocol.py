@@ -85,6 +85,16 @@ class Game(Protocol):
 
     def new_state(self, factions: list[str], seed: int, **options: Any) -> State: ...
 
+    # Starting VP, for handicaps (`terra-sim calibrate`). Optional: a game without them cannot
+    # be calibrated, and says so.
+    vp_affects_play: bool  # whether the rules let a VP total change play (VP spent, or read)
+
+    def start_vp(self, faction: str) -> int:
+        """The VP `faction` starts with (its data's `start_vp` field)."""
+
+    def start_vp_override(self, faction: str, vp: int) -> dict[str, Any]:
+        """The what-if overrides (data file -> fields) that make `faction` start with `vp`."""
+
     # Optional, for a game with a board of building spaces (the report's heat map):
     # board_cells() -> dict[str, tuple[float, float]]: each space's name and plot position;
     # build_site(action_text) -> str | None: the space an action builds on or upgrades.

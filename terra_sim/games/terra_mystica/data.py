@@ -58,7 +58,7 @@ class Faction:
     slug: str
     name: str
     home: int  # terrain index on the wheel
-    vp: int
+    start_vp: int
     coins: int
     workers: int
     priests: int
@@ -238,7 +238,7 @@ def _faction(slug: str, t: dict[str, Any], wheel: tuple[str, ...]) -> Faction:
     spade_workers = _ints(dig.table.get("spade_workers"), f"{where}.dig.spade_workers")
     dig_max = dig.int("max", hi=len(spade_workers) - 1)
     return Faction(
-        slug=slug, name=f.str("name"), home=wheel.index(home), vp=f.int("vp"),
+        slug=slug, name=f.str("name"), home=wheel.index(home), start_vp=f.int("start_vp"),
         coins=f.int("coins"), workers=f.int("workers"), priests=f.int("priests", hi=7),
         power=_pair(t.get("power"), f"{where}.power", 3),  # type: ignore[arg-type]
         cults=_pair(t.get("cults"), f"{where}.cults", 4),  # type: ignore[arg-type]

@@ -36,6 +36,9 @@ class TerraMystica:
     categories = CATEGORIES
     player_counts = (2, 3, 4, 5)
     quiet_actions = ("done", "burn", "convert", "decline")
+    # VP is spent in play (a power offer costs VP, and takes no more than the VP one has; VP
+    # pay for resources): starting VP can change what happens.
+    vp_affects_play = True
 
     def __init__(self, overrides: dict[str, Any] | None = None):
         self.data = load_data(overrides)
@@ -74,6 +77,12 @@ class TerraMystica:
         check_factions(self.slug, chosen, self.data.factions, self.player_counts, self._home,
                        lambda same, h: f"{' and '.join(same)} share the {h} home terrain and "
                                        f"cannot both play")
+
+    def start_vp(self, faction: str) -> int:
+        return self.data.factions[faction].start_vp
+
+    def start_vp_override(self, faction: str, vp: int) -> dict[str, Any]:
+        return {"factions": {"factions": {faction: {"start_vp": vp}}}}
 
     def _home(self, faction: str) -> str:
         return self.data.wheel[self.data.factions[faction].home]

@@ -51,7 +51,7 @@ class Player:
     @staticmethod
     def start(seat: int, f: Faction) -> "Player":
         return Player(seat, f, f.coins, f.workers, f.priests, f.power[0], f.power[1],
-                      f.power[2], [f.vp] + [0] * (len(CATEGORIES) - 1), list(f.cults), 0,
+                      f.power[2], [f.start_vp] + [0] * (len(CATEGORIES) - 1), list(f.cults), 0,
                       {b: 0 for b in BUILDINGS}, f.ship_start, 0, 0, [], [], 0, "", False, 0,
                       set(), dict(f.ability), 0, 0)
 

@@ -60,6 +60,7 @@ class Faction:
     home: int  # terrain index in the ring
     side: str
     start_money: int
+    start_vp: int
     house_coins: tuple[int, ...]
     house_power: tuple[int, ...]
     tp_coins: tuple[int, ...]
@@ -221,6 +222,8 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
             home=ring.index(home),
             side=f.str("side", choices=("A", "B")),
             start_money=f.int("start_money", default.table.get("start_money")),
+            # A handicap may take VP away: the rules never spend VP or read a total in play.
+            start_vp=f.int("start_vp", default.table.get("start_vp", 0), lo=-1000, hi=1000),
             house_coins=get("house_coins", 8),
             house_power=get("house_power", 8),
             tp_coins=get("tp_coins", 4),

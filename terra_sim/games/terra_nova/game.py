@@ -30,6 +30,8 @@ class TerraNova:
     categories = CATEGORIES
     player_counts = (2, 3, 4)
     quiet_actions = ("exchange", "done")  # bookkeeping that `terra-sim play` shows only with --step
+    # No rule spends VP or reads a VP total before the end: starting VP only shifts the score.
+    vp_affects_play = False
 
     def __init__(self, overrides: dict[str, Any] | None = None):
         self.data = load_data(overrides)
@@ -62,6 +64,12 @@ class TerraNova:
         check_factions(self.slug, chosen, self.data.factions, self.player_counts, self._colour,
                        lambda same, c: f"{' and '.join(same)} share the {c} mat and cannot "
                                        f"both play")
+
+    def start_vp(self, faction: str) -> int:
+        return self.data.factions[faction].start_vp
+
+    def start_vp_override(self, faction: str, vp: int) -> dict[str, Any]:
+        return {"factions": {"factions": {faction: {"start_vp": vp}}}}
 
     def _colour(self, faction: str) -> str:
         return self.data.factions[faction].color

@@ -16,7 +16,7 @@ from terra_sim.games.terra_nova import moves, scoring, towns
 from terra_sim.games.terra_nova.actions import Action, ActionCodec
 from terra_sim.games.terra_nova.data import Faction, TerraNovaData
 
-CATEGORIES = ("round", "town", "sailing", "dropout", "faction", "money", "territory")
+CATEGORIES = ("start", "round", "town", "sailing", "dropout", "faction", "money", "territory")
 CAT = {c: i for i, c in enumerate(CATEGORIES)}
 INCOME_KEYS = ("income_power", "income_coins")
 
@@ -56,8 +56,8 @@ class Player:
     def start(faction: Faction, data: TerraNovaData) -> "Player":
         p1, p2, p3 = data.start_power
         return Player(faction, dict(faction.ability), faction.start_money, p1, p2, p3, 0, 0, 0,
-                      0, 0, data.bridges, 0, (), "", [0] * len(CATEGORIES), False, frozenset(),
-                      [])
+                      0, 0, data.bridges, 0, (), "",
+                      [faction.start_vp] + [0] * (len(CATEGORIES) - 1), False, frozenset(), [])
 
     def copy(self) -> "Player":
         # Search bots copy players thousands of times per game.

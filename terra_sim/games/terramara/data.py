@@ -152,6 +152,7 @@ class TerramaraData:
     approximate: tuple[str, ...]
     overrides: dict[str, Any] = field(default_factory=dict)
     artifact_ids: tuple[str, ...] = ()  # index -> id (the engine holds artifacts as ints)
+    start_vp: dict[str, int] = field(default_factory=dict)  # by faction, in either faction mode
 
 
 def _effects(v: Any, where: str, vocabulary: dict[str, str]) -> dict[str, int]:
@@ -331,6 +332,7 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerramaraData:
         raise DataError(f"override: unknown data file {sorted(unknown)} "
                         f"(valid: {', '.join(FILES)})")
     raw = {stem: load_toml(DATA_DIR / f"{stem}.toml") for stem in FILES}
+    _fill_start_vp(raw)
     for stem, over in overrides.items():
         raw[stem] = apply_overrides(raw[stem], over, stem)
     _check_counts(raw)
@@ -359,13 +361,39 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerramaraData:
         _provenance(t, where)
         starting[k] = _effects(t.get("effects"), f"{where}.effects", GAINS)
     _check_structure(artifacts, tiles, outposts, bonus, characters, starting)
+    start_vp = _start_vp(raw["rules"], _faction_slugs(characters, starting))
     name = Field(raw["artifacts"].get("meta") or {}, "artifacts.toml: meta").str("name")
     given = overrides if overrides else {}
     return TerramaraData(
         name=name + ("+overrides" if given else ""), hash=content_hash(raw), rules=rules,
         artifacts=artifacts, tiles=tiles, outposts=outposts, bonus=bonus, characters=characters,
         starting=starting, homeland=homeland, approximate=_approximate(raw, name, rules),
-        overrides=given, artifact_ids=tuple(artifacts))
+        overrides=given, artifact_ids=tuple(artifacts), start_vp=start_vp)
+
+
+def _faction_slugs(characters: Any, starting: Any) -> list[str]:
+    """Every faction of either faction mode: the Characters, then Character+card pairs."""
+    return [*characters, *(f"{c}+{k}" for c in characters for k in starting)]
+
+
+def _fill_start_vp(raw: dict[str, Any]) -> None:
+    # A faction the file does not name starts with 0 VP. Filled in before the overrides, so
+    # that an override (a handicap from terra-sim calibrate) may name any faction.
+    table = raw["rules"].setdefault("start_vp", {})
+    chars, cards = raw["characters"].get("characters"), raw["starting"].get("starting")
+    if isinstance(table, dict) and isinstance(chars, dict) and isinstance(cards, dict):
+        for slug in _faction_slugs(chars, cards):
+            table.setdefault(slug, 0)
+
+
+def _start_vp(raw: dict[str, Any], factions: list[str]) -> dict[str, int]:
+    f = Field(raw.get("start_vp") or {}, "rules.toml: start_vp")
+    unknown = sorted(set(f.table) - set(factions))
+    if unknown:
+        raise DataError(f"rules.toml: start_vp.{unknown[0]}: not a faction (a Character, or "
+                        f"CHARACTER+CARD)")
+    # A handicap may take VP away: no rule spends VP or reads a total before the end.
+    return {slug: f.int(slug, lo=-1000, hi=1000) for slug in factions}
 
 
 def _check_structure(artifacts: dict[str, Artifact], tiles: dict[str, Tile],

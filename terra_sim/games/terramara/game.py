@@ -25,6 +25,8 @@ class Terramara:
     categories = CATEGORIES
     player_counts = (2, 3, 4)
     quiet_actions = ("end", "stop", "take", "give", "refine")
+    # No rule spends VP or reads a VP total before the end: starting VP only shifts the score.
+    vp_affects_play = False
 
     def __init__(self, overrides: dict[str, Any] | None = None):
         self.data = load_data(overrides)
@@ -88,6 +90,12 @@ class Terramara:
         for c in set(chars):
             if chars.count(c) > 1:
                 raise UserError(f"two players cannot both be the {c} (one card per Character)")
+
+    def start_vp(self, faction: str) -> int:
+        return self.data.start_vp[faction]
+
+    def start_vp_override(self, faction: str, vp: int) -> dict[str, Any]:
+        return {"rules": {"start_vp": {faction: vp}}}
 
     def option_names(self) -> dict[str, tuple[str, ...]]:
         return OPTIONS

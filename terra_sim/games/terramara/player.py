@@ -6,7 +6,7 @@ from typing import Any
 
 from terra_sim.games.terramara.data import PERMANENT, RAW, REFINED
 
-CATEGORIES = ("play", "road", "artifacts", "military", "river", "outposts", "resources",
+CATEGORIES = ("start", "play", "road", "artifacts", "military", "river", "outposts", "resources",
               "reserved")
 CAT = {c: i for i, c in enumerate(CATEGORIES)}
 PERM = {k: i for i, k in enumerate(PERMANENT)}
@@ -56,10 +56,10 @@ class Player:
 
     @staticmethod
     def start(seat: int, character: str, card: str, side: dict[str, int],
-              explorers: int) -> "Player":
+              explorers: int, start_vp: int) -> "Player":
         return Player(seat, character, card, side, False, [0] * 4, [0] * 4, 0, 0, [0, 0], [], [],
                       0, explorers, explorers, FREE, 0, [], -1, 0, [0] * len(PERMANENT), [],
-                      "", "", [0] * len(CATEGORIES), 0, False)
+                      "", "", [start_vp] + [0] * (len(CATEGORIES) - 1), 0, False)
 
     def copy(self) -> "Player":
         return Player(self.seat, self.character, self.card, self.side, self.experienced,

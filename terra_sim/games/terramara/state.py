@@ -75,7 +75,8 @@ class TerramaraState:
         for seat, (ch, card) in enumerate(pairs):
             young = data.characters[ch].young
             players.append(Player.start(seat, ch, card, young, rules["start_explorers"]
-                                        + young.get("extra_explorer", 0)))
+                                        + young.get("extra_explorer", 0),
+                                        data.start_vp[factions[seat]]))
         first = stream(seed, "first").randrange(n)
         order = [(first + k) % n for k in range(n)]
         deck = artifacts.make_deck(data, seed)
