@@ -181,6 +181,20 @@ def test_each_plot_is_drawn_from_an_aggregate_table(run_dir, tmp_path, monkeypat
     assert "read once" in md and "sufficient statistics" in md and "none is sampled" in md
 
 
+def test_the_plots_of_the_actions_table_are_drawn_from_aggregates(tmp_path, monkeypatch):
+    """The same for a played run with its actions table: VP by round, the action mix and the
+    build map too."""
+    from terra_sim.runner import run_tournament
+
+    played = run_tournament(out=tmp_path / "played", games=8, players=2, strategies="random",
+                            workers=1, seed=3).run_dir
+    big = tile_run(played, tmp_path / "big", 24, actions=True)
+    small = _plot_inputs(played, tmp_path / "small-report", monkeypatch)
+    large = _plot_inputs(big, tmp_path / "big-report", monkeypatch)
+    assert {"vp_by_round", "action_mix", "build_map"} <= set(small)
+    assert large == small
+
+
 def test_tile_run_repeats_the_source_games(run_dir, tmp_path):
     big = tile_run(run_dir, tmp_path / "tiled", 1000)
     games = pl.read_parquet(big / "games" / "*.parquet")
