@@ -14,13 +14,19 @@ REPS = 1000
 MAX_UNITS = 20_000
 
 
-def with_units(frame: pl.DataFrame) -> tuple[pl.DataFrame, int, int]:
-    """`frame` (rows with a game_id) with a `unit` column 0..units-1, the units and the games."""
-    n_games = frame["game_id"].n_unique()
+def unit_sums(players: pl.LazyFrame, by: list[str], aggs: list[pl.Expr]
+              ) -> tuple[pl.DataFrame, int, int]:
+    """Per unit (games numbered densely by game_id, folded into at most MAX_UNITS groups) and
+    `by`: the `aggs`, aggregated in the query, so that no per-player frame is collected; and
+    the units and the games."""
+    n_games = int(players.select(pl.col("game_id").n_unique()).collect().item())
     units = min(n_games, MAX_UNITS)
-    frame = frame.with_columns(
-        ((pl.col("game_id").rank("dense") - 1) % max(units, 1)).cast(pl.Int64).alias("unit"))
-    return frame, units, n_games
+    sums = (players.select("game_id", *by, *{c for e in aggs for c in e.meta.root_names()})
+            .with_columns(((pl.col("game_id").rank("dense") - 1) % max(units, 1))
+                          .cast(pl.Int64).alias("unit"))
+            .group_by("unit", *by).agg(*aggs).collect()
+            .with_columns(*[pl.col(c).cast(pl.String) for c in by]))  # categorical keys too
+    return sums, units, n_games
 
 
 def resamples(units: int, reps: int, seed: int) -> Iterator[np.ndarray]:

@@ -84,13 +84,19 @@ def vp_sources(players: pl.LazyFrame, categories: list[str]) -> pl.DataFrame:
         return pl.DataFrame(schema={"faction": pl.Utf8, "category": pl.Utf8,
                                     "vs_average": pl.Float64, "lo": pl.Float64,
                                     "hi": pl.Float64})
-    long = players.unpivot(index="faction", on=[f"vp_{c}" for c in categories],
-                           variable_name="category", value_name="points")
-    avg = long.group_by("category").agg(pl.col("points").mean().alias("avg"))
-    df = (long.group_by("faction", "category")
-          .agg(pl.len().alias("games"), pl.col("points").mean().alias("m"),
-               pl.col("points").std().alias("sd"))
-          .join(avg, on="category").sort("faction", "category").collect())
+    cols = [f"vp_{c}" for c in categories]
+    # Aggregated wide (one row per faction), then made long: unpivoting first would make a
+    # row per player and category (7 million rows a million games).
+    wide = (players.group_by("faction")
+            .agg(pl.len().alias("games"), *[pl.col(c).mean().alias(f"m|{c}") for c in cols],
+                 *[pl.col(c).std().alias(f"sd|{c}") for c in cols]).collect())
+    avg = (players.select(*[pl.col(c).mean() for c in cols]).collect()
+           .unpivot(variable_name="category", value_name="avg"))
+    df = (wide.unpivot(index=["faction", "games"], variable_name="key", value_name="v")
+          .with_columns(pl.col("key").str.split_exact("|", 1)
+                        .struct.rename_fields(["stat", "category"]).alias("k"))
+          .unnest("k").pivot(on="stat", index=["faction", "games", "category"], values="v")
+          .join(avg, on="category").sort("faction", "category"))
     lo, hi = stats.t_interval(df["m"].to_numpy(), df["sd"].to_numpy(), df["games"].to_numpy())
     return df.select(
         "faction", pl.col("category").str.strip_prefix("vp_"),

@@ -108,16 +108,14 @@ def agreement_intervals(players: pl.LazyFrame, reps: int = 500,
     and overall, and its 95% bootstrap interval (whole games resampled)."""
     from scipy.stats import rankdata
 
-    per = players.select("game_id", "faction", "strategy", "margin").collect()
-    per, units, n_games = bootstrap.with_units(per)
-    factions = sorted(per["faction"].unique().to_list())
-    bots = sorted(per["strategy"].unique().to_list())
+    sums, units, n_games = bootstrap.unit_sums(
+        players, ["strategy", "faction"], [pl.len().alias("n"), pl.col("margin").sum().alias("m")])
+    factions = sorted(sums["faction"].unique().to_list())
+    bots = sorted(sums["strategy"].unique().to_list())
     schema = {"strategy": pl.Utf8, "factions": pl.Int64, "spearman_rho": pl.Float64,
               "rho_lo": pl.Float64, "rho_hi": pl.Float64}
     if units == 0:
         return pl.DataFrame(schema=schema), ""
-    sums = (per.group_by("unit", "strategy", "faction")
-            .agg(pl.len().alias("n"), pl.col("margin").sum().alias("m")))
     nf, nb = len(factions), len(bots)
     n = np.zeros((units, nb, nf))
     m = np.zeros((units, nb, nf))

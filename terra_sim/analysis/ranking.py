@@ -76,15 +76,13 @@ def bootstrap_ranks(players: pl.LazyFrame, reps: int = bootstrap.REPS,
     """Each faction's 95% rank interval by mean margin (1 = strongest), median rank and the
     share of resamples in which it ranks first and last, from `reps` resamples of whole games.
     Returns the table and a sentence saying how it was resampled."""
-    per = players.select("game_id", "faction", "margin").collect()
-    per, units, n_games = bootstrap.with_units(per)
+    sums, units, n_games = bootstrap.unit_sums(
+        players, ["faction"], [pl.len().alias("n"), pl.col("margin").sum().alias("m")])
     if units == 0:
         return pl.DataFrame(schema={"faction": pl.Utf8, "rank_median": pl.Float64,
                                     "rank_lo": pl.Int64, "rank_hi": pl.Int64,
                                     "first_share": pl.Float64, "last_share": pl.Float64}), ""
-    sums = (per.group_by("unit", "faction")
-            .agg(pl.len().alias("n"), pl.col("margin").sum().alias("m")))
-    factions = sorted(per["faction"].unique().to_list())
+    factions = sorted(sums["faction"].unique().to_list())
     index = {f: i for i, f in enumerate(factions)}
     shape = (units, len(factions))
     n, m = np.zeros(shape), np.zeros(shape)

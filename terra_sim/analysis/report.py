@@ -288,7 +288,7 @@ def _differ_section(run: tables.Run, ft: pl.DataFrame, out_dir: Path, files: lis
     pairs = ranking.pairwise(mg, correction)
     save_csv(pairs, out_dir, "pairwise", files)
     tier = ranking.tiers(mg, pairs)
-    boot, how = ranking.bootstrap_ranks(run.players, seed=_seed(run))
+    boot, how = ranking.bootstrap_ranks(run.aggregable, seed=_seed(run))
     table = (tier.join(ft.select("faction", "margin_mean", "margin_lo", "margin_hi"),
                        on="faction")
              .join(boot, on="faction", how="left")
@@ -332,7 +332,7 @@ def _interaction_section(run: tables.Run, out_dir: Path, files: list[Path], corr
     each bot's mean, and the agreement scores with intervals."""
     cells, test = interaction.interaction(run.players, correction)
     save_csv(cells, out_dir, "faction_strategy_interaction", files)
-    agree, how = interaction.agreement_intervals(run.players, seed=_seed(run))
+    agree, how = interaction.agreement_intervals(run.aggregable, seed=_seed(run))
     save_csv(agree, out_dir, "ranking_agreement", files)
     out = cells.filter(pl.col("stands_out")).sort("p_adjusted")
     flagged = "; ".join(

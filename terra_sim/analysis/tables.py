@@ -312,24 +312,6 @@ def faction_strategy_table(run: Run, correction: str = "holm") -> pl.DataFrame:
             .join(overall, on="faction", how="left"))
 
 
-def ranking_agreement(fs: pl.DataFrame) -> pl.DataFrame:
-    """Per strategy: Spearman correlation between its faction ordering (by margin) and the
-    overall one. Near 1: the ranking holds for this bot."""
-    from scipy.stats import spearmanr
-
-    rows = []
-    for strat in fs["strategy"].unique().sort().to_list():
-        sub = fs.filter(pl.col("strategy") == strat)
-        rho = float("nan")
-        if sub.height >= 3:
-            rho = float(spearmanr(sub["rank_in_strategy"].to_numpy(),
-                                  sub["overall_rank"].to_numpy()).statistic)
-        rows.append({"strategy": strat, "factions": sub.height,
-                     "games": int(sub["games"].sum()), "spearman_rho": rho})
-    return pl.DataFrame(rows, schema={"strategy": pl.Utf8, "factions": pl.Int64,
-                                      "games": pl.Int64, "spearman_rho": pl.Float64})
-
-
 def seat_table(run: Run, correction: str = "holm") -> pl.DataFrame:
     """Win share and margin by seat for each player count (seat 0 starts round 1)."""
     return _outcome_table(run, ["n_players", "seat"], correction)
