@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from bot_sources import BOOM, slow
 from click.testing import CliRunner
 
 distributed = pytest.importorskip(
@@ -53,28 +54,6 @@ class Killer(Strategy):
                 pass
             else:
                 os.kill(os.getpid(), signal.SIGKILL)
-        return self.rng.choice(legal)
-'''
-BOOM = '''
-from strategies.base import Strategy
-
-
-class Boom(Strategy):
-    name = "boom"
-
-    def choose(self, state, legal):
-        raise RuntimeError("boom goes the bot")
-'''
-SLOW = '''
-import time
-from strategies.base import Strategy
-
-
-class Slow(Strategy):
-    name = "slow"
-
-    def choose(self, state, legal):
-        time.sleep(0.03)
         return self.rng.choice(legal)
 '''
 
@@ -137,25 +116,18 @@ def test_a_dask_run_writes_the_tables_of_a_local_run(tmp_path):
 
 
 @pytest.mark.parametrize("first, then", [("local", "dask"), ("dask", "local")])
-def test_a_run_resumes_on_the_other_executor(tmp_path, monkeypatch, scheduler, first, then):
+def test_a_run_resumes_on_the_other_executor(tmp_path, ctrl_c_at_chunk, scheduler, first,
+                                             then):
     on = {"local": None, "dask": DaskExecutor(scheduler)}
     kw = KW | {"chunk_size": 3, "workers": 2}
     whole = run_tournament(out=tmp_path / "whole", **kw)
 
     # Ctrl-C reaches the driver as it writes the third chunk.
-    real, calls = storage.write_chunk, []
-
-    def interrupted(*a, **k):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(storage, "write_chunk", interrupted)
+    ctrl_c_at_chunk(3)
     with pytest.raises(RunInterrupted) as e:
         run_tournament(out=tmp_path / "cut", executor=on[first], **kw)
     assert e.value.finished == 6
-    monkeypatch.setattr(storage, "write_chunk", real)
+    ctrl_c_at_chunk(None)
     manifest = json.loads((tmp_path / "cut" / "manifest.json").read_text())
     assert manifest["finished_games"] == 6 and manifest["finished_at"] is None
     resumed = run_tournament(resume=tmp_path / "cut", executor=on[then], chunk_size=5)
@@ -249,7 +221,7 @@ def test_failed_games_are_logged_as_in_a_local_run(tmp_path, scheduler):
 
 def test_a_decision_past_the_timeout_forfeits_on_a_dask_worker(tmp_path, scheduler):
     path = tmp_path / "slow.py"
-    path.write_text(SLOW)
+    path.write_text(slow(0.03))
     result = run_tournament(out=tmp_path / "r", games=2, players=2, decision_timeout=0.01,
                             strategies=f"{path}:Slow,random", per_seat=True,
                             executor=DaskExecutor(scheduler))

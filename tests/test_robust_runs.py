@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from bot_sources import slow
 from click.testing import CliRunner
 
 from terra_sim import storage
@@ -21,18 +22,6 @@ from terra_sim.core.rng import derive_seed
 from terra_sim.runner import ChunkSizer, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW = '''
-import time
-from strategies.base import Strategy
-
-
-class Slow(Strategy):
-    name = "slow"
-
-    def choose(self, state, legal):
-        time.sleep(0.002)
-        return self.rng.choice(legal)
-'''
 EXIT = '''
 import os
 from strategies.base import Strategy
@@ -98,7 +87,7 @@ def wait_for_parts(out, n=1, timeout=60):
 
 def test_a_killed_worker_is_replaced_and_its_games_played_again(tmp_path):
     bot = tmp_path / "slow.py"
-    bot.write_text(SLOW)
+    bot.write_text(slow(0.002))
     args = ["--games", "40", "--players", "2", "--workers", "2", "--strategies",
             f"{bot}:Slow,random", "--seed", "11"]
     run = start_cli(tmp_path / "killed", *args)
@@ -132,7 +121,7 @@ def test_a_game_that_kills_its_worker_is_found_and_logged(tmp_path):
 
 def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     bot = tmp_path / "slow.py"
-    bot.write_text(SLOW)
+    bot.write_text(slow(0.002))
     out = tmp_path / "r"
     run = start_cli(out, "--games", "200", "--players", "2", "--workers", "2",
                     "--strategies", f"{bot}:Slow,random")
@@ -271,13 +260,13 @@ def test_resuming_over_other_data_or_engine_is_refused_unless_forced(tmp_path, f
 
 def test_resuming_after_a_bot_changed_is_refused(tmp_path):
     bot = tmp_path / "slow.py"
-    bot.write_text(SLOW)
+    bot.write_text(slow(0.002))
     out = tmp_path / "r"
     spec = f"{bot}:Slow"
     run_tournament(out=out, games=2, strategies=f"{spec},random", workers=1, chunk_size=1)
     assert set(json.loads((out / "manifest.json").read_text())["strategy_code"]) == {
         spec, "random"}
-    bot.write_text(SLOW.replace("0.002", "0.001"))
+    bot.write_text(slow(0.001))
     sys.modules.pop(next(m for m in sys.modules if m.startswith("_terra_sim_bot_slow")))
     with pytest.raises(UserError, match=f"the code of strategy {spec} changed"):
         run_tournament(resume=out)

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import polars as pl
 import pytest
+from bot_sources import BOOM
 
 import terra_sim
 from strategies import default_strategies
@@ -15,17 +16,6 @@ from terra_sim.config import RunConfig, validate
 from terra_sim.core.errors import UserError
 from terra_sim.replay import replay
 from terra_sim.runner import Plan, RunInterrupted, _rows_for, run_tournament
-
-BOOM = '''
-from strategies.base import Strategy
-
-
-class Boom(Strategy):
-    name = "boom"
-
-    def choose(self, state, legal):
-        raise RuntimeError("boom goes the bot")
-'''
 
 
 def content(**kw):
@@ -117,24 +107,16 @@ def test_one_worker_equals_two_workers_and_any_chunk_size(tmp_path):
     assert len(list((tmp_path / "two" / "games").glob("*.parquet"))) == 6
 
 
-def test_interrupt_and_resume_equals_uninterrupted(tmp_path, monkeypatch):
+def test_interrupt_and_resume_equals_uninterrupted(tmp_path, ctrl_c_at_chunk):
     kw = {"games": 12, "strategies": "random", "chunk_size": 3, "workers": 1}
     whole = run_tournament(out=tmp_path / "whole", **kw)
 
     # Ctrl-C reaches the parent while its workers play: here, as it writes the third chunk.
-    real, calls = storage.write_chunk, []
-
-    def interrupted(*a, **k):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(storage, "write_chunk", interrupted)
+    ctrl_c_at_chunk(3)
     with pytest.raises(RunInterrupted) as e:
         run_tournament(out=tmp_path / "cut", **kw)
     assert e.value.finished == 6  # two whole chunks kept, the third lost
-    monkeypatch.setattr(storage, "write_chunk", real)
+    ctrl_c_at_chunk(None)
     # A kill between part files leaves an uncommitted part and a temporary file behind.
     (tmp_path / "cut" / "players" / "part-00000099-00000099.parquet").write_bytes(b"junk")
     (tmp_path / "cut" / "games" / ".part-x.parquet.tmp").write_bytes(b"junk")

@@ -75,20 +75,12 @@ def test_n_is_the_same_on_two_workers_and_any_chunk_size(stopped, tmp_path):
     assert_same(stopped, two)
 
 
-def test_a_killed_until_run_resumes_to_the_same_n(stopped, tmp_path, monkeypatch):
-    real, calls = storage.write_chunk, []
-
-    def interrupted(*a, **k):
-        calls.append(1)
-        if len(calls) == 16:  # in the third batch of 20 games (7 chunks of 3 a batch)
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(storage, "write_chunk", interrupted)
+def test_a_killed_until_run_resumes_to_the_same_n(stopped, tmp_path, ctrl_c_at_chunk):
+    ctrl_c_at_chunk(16)  # in the third batch of 20 games (7 chunks of 3 a batch)
     with pytest.raises(RunInterrupted):
         run_tournament(out=tmp_path / "cut", workers=1, chunk_size=3, until_ci=WIDTH,
                        max_games=400, **KW)
-    monkeypatch.setattr(storage, "write_chunk", real)
+    ctrl_c_at_chunk(None)
     cut = json.loads((tmp_path / "cut" / "manifest.json").read_text())
     assert cut["until"]["stopped"] is None and cut["finished_at"] is None
     assert [c["games"] for c in cut["until"]["checks"]] == [20, 40]
