@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 from bot_sources import BOOM, slow
 from click.testing import CliRunner
+from run_checks import assert_same
 
 distributed = pytest.importorskip(
     "distributed", reason="dask[distributed] is not installed (pip install -e '.[dask]')")
@@ -74,18 +75,6 @@ def scheduler():
                                            dashboard_address=":0")
     yield cluster.scheduler_address
     cluster.close()
-
-
-def tables(result):
-    return {"games": result.games.drop("duration_s"), "players": result.players,
-            "actions": result.actions, "errors": result.errors}
-
-
-def assert_same(a, b):
-    for name, df in tables(a).items():
-        other = tables(b)[name]
-        assert df.height == other.height, name
-        assert df.equals(other), name
 
 
 def bot(tmp_path, seed, marker):

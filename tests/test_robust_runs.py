@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from bot_sources import slow
 from click.testing import CliRunner
+from run_checks import assert_same
 
 from terra_sim import storage
 from terra_sim.cli import cli
@@ -42,16 +43,6 @@ def bounded():
     faulthandler.dump_traceback_later(240, exit=True)
     yield
     faulthandler.cancel_dump_traceback_later()
-
-
-def tables(result):
-    return {"games": result.games.drop("duration_s"), "players": result.players,
-            "actions": result.actions, "errors": result.errors}
-
-
-def assert_same(a, b):
-    for name, df in tables(a).items():
-        assert df.equals(tables(b)[name]), name
 
 
 def children(pid):

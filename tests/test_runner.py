@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import polars as pl
 import pytest
 from bot_sources import BOOM
+from run_checks import assert_same
 
 import terra_sim
 from strategies import default_strategies
@@ -28,19 +29,6 @@ def groups():
 
 def same_colour(factions):
     return any(len(g & set(factions)) > 1 for g in groups())
-
-
-def tables(result):
-    """Every table sorted, without the timing column that differs between identical runs."""
-    return {"games": result.games.drop("duration_s"), "players": result.players,
-            "actions": result.actions, "errors": result.errors}
-
-
-def assert_same(a, b):
-    for name, df in tables(a).items():
-        other = tables(b)[name]
-        assert df.height == other.height, name
-        assert df.equals(other), name
 
 
 def test_balanced_design_seats_every_faction_equally():

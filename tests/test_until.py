@@ -6,6 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from run_checks import assert_same
 
 from terra_sim import storage
 from terra_sim.analysis import tables
@@ -18,17 +19,6 @@ from terra_sim.runner import RunInterrupted, run_tournament
 # 35 pp interval takes some 100-200 games.
 KW = {"players": 2, "strategies": "random", "report": False, "until_batch": 20}
 WIDTH = 0.35
-
-
-def tables_of(result):
-    """Every table sorted, without the timing column that differs between identical runs."""
-    return {"games": result.games.drop("duration_s"), "players": result.players,
-            "actions": result.actions, "errors": result.errors}
-
-
-def assert_same(a, b):
-    for name, df in tables_of(a).items():
-        assert df.equals(tables_of(b)[name]), name
 
 
 def widest(run_dir, col="win"):
