@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from terra_sim.config import RunConfig, from_dict, load, strategy_spec, validate
+from terra_sim.config import RunConfig, from_any, from_dict, strategy_spec, validate
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
 
@@ -95,13 +95,8 @@ def _merge(into: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _config(config_or_path: Any, overrides: dict[str, Any]) -> RunConfig:
-    if isinstance(config_or_path, RunConfig):
-        cfg = from_dict({}, base=config_or_path)
-    elif isinstance(config_or_path, dict):
-        cfg = from_dict(config_or_path)
-    else:
-        cfg = load(config_or_path)
-    cfg = from_dict({k: v for k, v in overrides.items() if v is not None}, base=cfg)
+    cfg = from_dict({k: v for k, v in overrides.items() if v is not None},
+                    base=from_any(config_or_path))
     cfg.out, cfg.report = None, False
     return validate(cfg)
 

@@ -195,6 +195,16 @@ def check_seed(seed: int) -> None:
         raise UserError(f"seed must be 0 or more, got {seed}")
 
 
+def from_any(config_or_path: RunConfig | dict[str, Any] | str | Path | None) -> RunConfig:
+    """A fresh RunConfig from a RunConfig (copied), a dict shaped like a config file, a TOML
+    path, or None for the embedded default run."""
+    if isinstance(config_or_path, RunConfig):
+        return from_dict({}, base=config_or_path)
+    if isinstance(config_or_path, dict):
+        return from_dict(config_or_path)
+    return load(config_or_path)
+
+
 def validate(cfg: RunConfig) -> RunConfig:
     """Check every name against the game and the strategy registry; fill in the defaults."""
     import strategies

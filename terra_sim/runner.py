@@ -36,7 +36,14 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from terra_sim import storage, until
-from terra_sim.config import CONTENT_KEYS, RunConfig, from_dict, load, strategy_spec, validate
+from terra_sim.config import (
+    CONTENT_KEYS,
+    RunConfig,
+    from_any,
+    from_dict,
+    strategy_spec,
+    validate,
+)
 from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed, stream
 from terra_sim.games import get_game
@@ -361,13 +368,7 @@ def _resolve(config_or_path: Any, resume: str | Path | None,
                             f"(it may change {', '.join(RESUME_KEYS)})")
         cfg = from_dict(manifest["config"] | given)
         return validate(cfg), Path(resume)
-    if isinstance(config_or_path, RunConfig):
-        cfg = from_dict({}, base=config_or_path)
-    elif isinstance(config_or_path, dict):
-        cfg = from_dict(config_or_path)
-    else:
-        cfg = load(config_or_path)
-    cfg = validate(from_dict(given, base=cfg))
+    cfg = validate(from_dict(given, base=from_any(config_or_path)))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(cfg.out) if cfg.out else Path("runs") / f"{cfg.game}-{stamp}"
     return cfg, out
