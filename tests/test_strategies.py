@@ -13,6 +13,7 @@ from strategies import make_strategy, roster, variant_spec
 from strategies.base import Strategy
 from terra_sim import get_game, play_game
 from terra_sim.core.errors import StrategyError, UserError
+from terra_sim.games.terra_nova.actions import Action
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "strategies" / "terra_nova" / "examples" / "house_first.py"
@@ -245,6 +246,42 @@ def test_bots_do_not_change_the_state_they_are_shown():
         assert before == after
         state.apply(legal[rng.randrange(len(legal))] if rng.random() < 0.3
                     else bots[0].choose(state, legal))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_valuation_memo_gives_what_a_fresh_valuation_gives(seed):
+    """Greedy's look-ahead values its candidates through one Context per decision, whose memo
+    reuses the first state's groups, reach and terms; each value must equal, to the last bit,
+    the one a Context of its own (nothing reused) gives."""
+    from strategies.terra_nova.greedy import GreedyStrategy
+    from strategies.terra_nova.valuation import Context, valuation
+
+    checked = 0
+
+    class Checking(GreedyStrategy):
+        def evaluate(self, state, seat, p, top, extra):
+            nonlocal checked
+            ctx = Context.of(state, seat, self.w)
+            states = [state]
+            for a in top:
+                c = state.clone()
+                if a in extra:
+                    c.apply(Action("exchange", (extra[a],)))
+                c.apply(a)
+                self.settle(c, seat)
+                states.append(c)
+            for c in states:
+                fresh = Context(seat, self.w, ctx.fut, ctx.others_network)
+                assert valuation(c, seat, ctx) == valuation(c, seat, fresh)
+                checked += 1
+            return super().evaluate(state, seat, p, top, extra)
+
+    factions = GAME.random_factions(4, random.Random(seed))
+    state = GAME.new_state(factions, seed)
+    bots = [Checking(random.Random(k)) for k in range(4)]
+    while not state.is_over():
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    assert checked > 300
 
 
 def test_druids_turn_power_into_points_and_exchanges_avoid_waste():

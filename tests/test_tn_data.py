@@ -6,7 +6,7 @@ from tn_helpers import DATA, GAME, hx
 
 from terra_sim import get_game
 from terra_sim.core.errors import DataError, IllegalAction
-from terra_sim.core.hexmap import bits, components
+from terra_sim.core.hexmap import bits, components, join
 from terra_sim.core.rng import stream
 from terra_sim.games.terra_nova.data import _effects, load_data
 from terra_sim.games.terra_nova.state import TerraNovaState
@@ -130,6 +130,25 @@ def test_neighbours_follow_the_shift_rule():
     for h in range(MAP.size):
         for n in bits(MAP.neigh[h]):
             assert MAP.neigh[n] >> h & 1  # symmetric
+
+
+def test_sailing_reach_is_symmetric():
+    # join() and the bots' group memo rely on it: a hex links to a group iff the group links to it
+    for d, table in enumerate(MAP.sail):
+        for h in range(MAP.size):
+            for n in bits(table[h]):
+                assert table[n] >> h & 1, (d, MAP.names[h], MAP.names[n])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_join_gives_the_groups_a_search_gives(seed):
+    rng = stream(seed, "join")
+    land = list(bits(MAP.land))
+    sail = MAP.sail[rng.randrange(len(MAP.sail))]
+    mask = sum(1 << h for h in rng.sample(land, rng.randrange(0, 25)))
+    h = rng.choice([x for x in land if not mask >> x & 1])
+    joined = join(components(mask, MAP.neigh, sail), h, MAP.neigh[h] | sail[h])
+    assert sorted(joined) == sorted(components(mask | 1 << h, MAP.neigh, sail))
 
 
 def test_bridge_sites_cross_two_river_hexes():

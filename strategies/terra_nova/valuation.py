@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from terra_sim.core.hexmap import bits, components
+from terra_sim.core.hexmap import bits, components, join
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
@@ -99,13 +99,14 @@ def ability_value(p: Player) -> float:
 TOWN_STEP_SHARE = (1.0, 0.6, 0.4, 0.26, 0.15, 0.08, 0.03)
 
 
-def town_steps(state: TerraNovaState, p: Player) -> int:
+def town_steps(state: TerraNovaState, p: Player, memo: Context | None = None) -> int:
     """Building actions p's most advanced group outside towns needs to found a town.
 
     Every house added to a group or upgrade inside it adds 1 to the group's value, so a group of
     n buildings worth v needs max(min_buildings - n, threshold - v) more actions, as long as an
     upgrade (trading posts left, a palace not built) or a free neighbour remains for each.
-    Returns len(TOWN_STEP_SHARE) when no town can be founded any more.
+    Returns len(TOWN_STEP_SHARE) when no town can be founded any more. A `memo` finds the
+    groups from the ones it holds.
     """
     far = len(TOWN_STEP_SHARE)
     if len(p.tiles_used) >= len(state.data.town_tiles):
@@ -119,7 +120,8 @@ def town_steps(state: TerraNovaState, p: Player) -> int:
     bv = state.data.building_value
     houses, tps = p.houses, p.tps
     best = far
-    for g in components(loose, adj):
+    groups = components(loose, adj) if memo is None else memo.loose_groups(loose, adj)
+    for g in groups:
         n = g.bit_count()
         nh, nt = (g & houses).bit_count(), (g & tps).bit_count()
         val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
@@ -150,10 +152,16 @@ def town_worth(state: TerraNovaState, p: Player, w: dict[str, float]) -> float:
 
 def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> float:
     """Expected territory points for a network of `size` against the others' sizes."""
-    above = sum(1 for o in others if o > size)
-    tied = sum(1 for o in others if o == size)
-    pts = list(points) + [0] * 8
-    return sum(pts[above:above + tied + 1]) / (tied + 1)
+    above = tied = 0
+    for o in others:
+        if o > size:
+            above += 1
+        elif o == size:
+            tied += 1
+    total = 0  # the places the tie covers, past the last paying place worth 0
+    for i in range(above, min(above + tied + 1, len(points))):
+        total += points[i]
+    return total / (tied + 1)
 
 
 def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
@@ -168,9 +176,10 @@ def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
     return out
 
 
-def reach_value(state: TerraNovaState, p: Player) -> tuple[float, int]:
+def reach_value(state: TerraNovaState, p: Player,
+                memo: Context | None = None) -> tuple[float, int]:
     """(free land in reach, fewer shovels counting more; free home-terrain hexes in reach)."""
-    free = state.reach(p) & ~state.occupied
+    free = (state.reach(p) if memo is None else memo.reach_mask(state, p)) & ~state.occupied
     table = shovel_table(state, p)
     terrain = state.terrain
     v = 0.0
@@ -191,10 +200,15 @@ class Context:
     term by what it reads, and serves it only while the board it was made on stands: the same
     adjacency (a bridge replaces it), the same abilities (a palace replaces them) and, for
     reach, the same terrain (a dig changes it). The first state valued sets that board.
+
+    Most of the rest add one building to the first state's: their groups (network, towns) come
+    from the first state's groups joined at the new hex, and their reach from its reach, instead
+    of a search of the board. Both give exactly the integers a search would.
     """
 
     __slots__ = ("seat", "others_network", "fut", "w", "adj", "eff", "terrain", "networks",
-                 "steps", "reaches", "worths")
+                 "steps", "reaches", "worths", "net_base", "loose_base", "reach_base",
+                 "money_w", "abilities", "incomes")
 
     def __init__(self, seat: int, w: dict[str, float], fut: int, others_network: list[int]):
         self.seat = seat
@@ -207,7 +221,14 @@ class Context:
         self.networks: dict[tuple[int, int], int] = {}
         self.steps: dict[tuple[int, int, int, int, int], int] = {}
         self.reaches: dict[tuple[int, int, int], tuple[float, int]] = {}
-        self.worths: dict[tuple[tuple[int, ...], int, int, int, int, str], float] = {}
+        self.worths: dict[tuple[tuple[int, ...], int, int, int, str], float] = {}
+        # (mask, sailing, groups or reach) of the first state asked, on the memo's board
+        self.net_base: tuple[int, int, list[int]] | None = None
+        self.loose_base: tuple[int, list[int]] | None = None
+        self.reach_base: tuple[int, int, int] | None = None
+        self.money_w = -1.0  # money_weight at `fut`, once asked
+        self.abilities = -1.0  # ability_value on the memo's board, once asked
+        self.incomes: dict[tuple[int, int], tuple[int, int]] = {}
 
     def same_board(self, state: TerraNovaState, p: Player) -> bool:
         """Whether p (the deciding seat) still has the adjacency and abilities the memo holds."""
@@ -222,8 +243,77 @@ class Context:
         key = (p.buildings, p.sail)
         size = self.networks.get(key)
         if size is None:
-            size = self.networks[key] = network_size(state, p)
+            size = self.networks[key] = max(
+                (g.bit_count() for g in self.network_groups(state, p)), default=0)
         return size
+
+    def network_groups(self, state: TerraNovaState, p: Player) -> list[int]:
+        """network_size's groups (own adjacency plus final sailing) on the memo's board."""
+        b = p.buildings
+        sailing = state.sailing(p, True)
+        sail = state.data.map.sail[sailing]
+        base = self.net_base
+        if base is not None and base[1] == sailing:
+            h = added(base[0], b)
+            if h >= 0:
+                return join(base[2], h, state.adj[h] | sail[h])
+        groups = components(b, state.adj, sail)
+        if base is None:
+            self.net_base = (b, sailing, groups)
+        return groups
+
+    def loose_groups(self, loose: int, adj: list[int]) -> list[int]:
+        """town_steps' groups of buildings outside towns, under the town adjacency `adj` (which
+        the memo's board fixes)."""
+        base = self.loose_base
+        if base is not None:
+            if base[0] == loose:
+                return base[1]
+            h = added(base[0], loose)
+            if h >= 0:
+                return join(base[1], h, adj[h])
+        groups = components(loose, adj)
+        if base is None:
+            self.loose_base = (loose, groups)
+        return groups
+
+    def reach_mask(self, state: TerraNovaState, p: Player) -> int:
+        """state.reach(p) on the memo's board."""
+        b = p.buildings
+        sailing = state.sailing(p)
+        base = self.reach_base
+        if base is not None and base[1] == sailing:
+            h = added(base[0], b)
+            if h >= 0:
+                m = state.data.map
+                return base[2] | ((state.adj[h] | m.sail[sailing][h]) & m.land)
+        r = state.reach(p)
+        if base is None:
+            self.reach_base = (b, sailing, r)
+        return r
+
+    def money_weight(self, state: TerraNovaState, fut: int) -> float:
+        if fut != self.fut:
+            return money_weight(state, self.w)
+        if self.money_w < 0:
+            self.money_w = money_weight(state, self.w)
+        return self.money_w
+
+    def ability_value(self, p: Player, same: bool) -> float:
+        if not same:
+            return ability_value(p)
+        if self.abilities < 0:
+            self.abilities = ability_value(p)
+        return self.abilities
+
+    def mat_income(self, state: TerraNovaState, p: Player, same: bool) -> tuple[int, int]:
+        if not same:
+            return mat_income(state, p)
+        key = (p.houses.bit_count(), p.tps.bit_count())
+        income = self.incomes.get(key)
+        if income is None:
+            income = self.incomes[key] = mat_income(state, p)
+        return income
 
     def town_steps(self, state: TerraNovaState, p: Player, same: bool) -> int:
         if not same:
@@ -231,13 +321,14 @@ class Context:
         key = (p.houses, p.tps, p.palaces, p.towns, len(p.tiles_used))
         steps = self.steps.get(key)
         if steps is None:
-            steps = self.steps[key] = town_steps(state, p)
+            steps = self.steps[key] = town_steps(state, p, self)
         return steps
 
     def town_worth(self, state: TerraNovaState, p: Player, same: bool) -> float:
         if not same:
             return town_worth(state, p, self.w)
-        key = (p.tiles_used, p.p1, p.p2, p.sail, state.round, state.stage)
+        # what town_tile_value reads: power room, sailing, the round and the stage
+        key = (p.tiles_used, 2 * p.p1 + p.p2, p.sail, state.round, state.stage)
         worth = self.worths.get(key)
         if worth is None:
             worth = self.worths[key] = town_worth(state, p, self.w)
@@ -249,13 +340,21 @@ class Context:
         key = (p.buildings, state.sailing(p), state.occupied)
         value = self.reaches.get(key)
         if value is None:
-            value = self.reaches[key] = reach_value(state, p)
+            value = self.reaches[key] = reach_value(state, p, self)
         return value
 
     @staticmethod
     def of(state: TerraNovaState, seat: int, w: dict[str, float]) -> Context:
         return Context(seat, w, future_incomes(state),
                        [network_size(state, q) for i, q in enumerate(state.players) if i != seat])
+
+
+def added(base: int, mask: int) -> int:
+    """The hex `mask` adds to `base` when it is `base` plus exactly one hex, else -1."""
+    new = mask ^ base
+    if new & (new - 1) or not new & mask:
+        return -1
+    return new.bit_length() - 1
 
 
 def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
@@ -285,9 +384,9 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
             if steps <= 2 and p.money + p.p3 >= 7 * steps:
                 v += worth * TOWN_STEP_SHARE[steps] * 0.8
         return v
-    m = money_weight(state, w)
+    m = ctx.money_weight(state, fut)
     v += m * p.money + w["power3"] * p.p3 + w["power2"] * p.p2 + w["power1"] * p.p1
-    coins, power = mat_income(state, p)
+    coins, power = ctx.mat_income(state, p, same)
     v += fut * (w["income_coins"] * coins + w["income_power"] * min(power, 10))
     if p.passed and p.bonus:  # the tile just taken pays at the next income
         tile = data.bonus_tiles[p.bonus]
@@ -295,7 +394,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     age = 1.0 - 0.1 * fut  # territory firms up as the game goes on
     v += w["territory"] * age * terr
     v += w["house"] * p.houses.bit_count() + w["tp"] * p.tps.bit_count()
-    v += w["palace_ability"] * ability_value(p) * (fut + 0.5)
+    v += w["palace_ability"] * ctx.ability_value(p, same) * (fut + 0.5)
     v += worth * step_share(ctx.town_steps(state, p, same))
     reach, ready = ctx.reach(state, p, same)
     v += w["reach"] * min(reach, 12.0) + w["prepared"] * min(ready, 3)

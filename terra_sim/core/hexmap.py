@@ -56,6 +56,21 @@ def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None
     return groups
 
 
+def join(groups: list[int], h: int, links: int) -> list[int]:
+    """The groups of a mask with hex h added, from the mask's groups (`components`, in any
+    order), where `links` are h's links under the same (symmetric) tables: one pass over the
+    groups instead of a search of the board."""
+    merged = 1 << h
+    out = []
+    for g in groups:
+        if g & links:
+            merged |= g
+        else:
+            out.append(g)
+    out.append(merged)
+    return out
+
+
 class HexMap:
     """Static geometry of one board, precomputed on construction."""
 
