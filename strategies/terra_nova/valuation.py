@@ -499,6 +499,8 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
     free = land & ~state.occupied
     reach_now = state.reach(p)
     sail = state.data.map.sail[state.sailing(p)]
+    table = shovel_table(state, p)
+    terrain = state.terrain
     out = {}
     for h in bits(targets):
         n = adj[h]
@@ -506,7 +508,7 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
         n_opp = (n & others).bit_count()
         room = 0.0
         for x in bits(n & free):
-            room += (1.0, 0.5, 0.25, 0.1)[min(state.shovels(p, x), 3)]
+            room += (1.0, 0.5, 0.25, 0.1)[min(table[terrain[x]], 3)]
         new_reach = ((n | sail[h]) & free & ~reach_now).bit_count()
         s = 0.25 * min(room, 4.0)
         s += w["cluster"] * min(n_own, 3) * 0.5
