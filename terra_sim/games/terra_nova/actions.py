@@ -38,6 +38,48 @@ class Action(NamedTuple):
     args: tuple = ()
 
 
+# Legal-move generation makes dozens of actions per call, and a NamedTuple made from compiled
+# code costs a Python-level call: each action with no argument, one int (a hex, site or amount),
+# two hexes or a tile is made once per process and handed out again (actions are values; only
+# equality counts).
+_singles: dict[str, list[Action]] = {}
+_pairs: dict[str, dict[int, Action]] = {}
+_named: dict[str, dict[str, Action]] = {}
+
+
+def single(kind: str, x: int) -> Action:
+    """Action(kind, (x,))."""
+    row = _singles.get(kind)
+    if row is None:
+        row = _singles[kind] = []
+    while len(row) <= x:
+        row.append(Action(kind, (len(row),)))
+    return row[x]
+
+
+def named(kind: str, name: str = "") -> Action:
+    """Action(kind, (name,)) for a tile, or Action(kind) without a name."""
+    table = _named.get(kind)
+    if table is None:
+        table = _named[kind] = {}
+    act = table.get(name)
+    if act is None:
+        act = table[name] = Action(kind, (name,) if name else ())
+    return act
+
+
+def pair(kind: str, a: int, b: int) -> Action:
+    """Action(kind, (a, b)) for hexes a and b."""
+    table = _pairs.get(kind)
+    if table is None:
+        table = _pairs[kind] = {}
+    key = a << 16 | b
+    act = table.get(key)
+    if act is None:
+        act = table[key] = Action(kind, (a, b))
+    return act
+
+
 # Argument types per kind; power action kinds ("pw-<id>...") are added per data set.
 BASE_KINDS: dict[str, tuple[str, ...]] = {
     "place": ("hex",), "neutral": ("hex",), "pick": ("tile",),

@@ -5,7 +5,7 @@
 from typing import TYPE_CHECKING
 
 from terra_sim.core.hexmap import bits
-from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.actions import Action, named, pair, single
 from terra_sim.games.terra_nova.data import PowerAction
 
 if TYPE_CHECKING:
@@ -23,24 +23,24 @@ def legal_actions(s: "TerraNovaState") -> list[Action]:
         decision, seat = s.pending[0]
         p = s.players[seat]
         if decision == "town":
-            return [Action("town", (t,)) for t in sorted(s.data.town_tiles)
+            return [single("town", t) for t in sorted(s.data.town_tiles)
                     if t not in p.tiles_used]
         if decision == "river":
             return RIVER_CHOICE[:]
         free = s.data.map.edge & ~s.occupied
-        acts = [Action("edge-house", (h,)) for h in bits(free)] if houses_left(s, p) else []
+        acts = [single("edge-house", h) for h in bits(free)] if houses_left(s, p) else []
         return acts + [EDGE_SKIP]
     if s.stage == "over":
         return []
     seat = s.current_player()
     p = s.players[seat]
     if s.stage in ("setup-neutral", "lucky"):
-        return [Action("neutral", (h,)) for h in bits(neutral_targets(s, s.queue[0][1]))]
+        return [single("neutral", h) for h in bits(neutral_targets(s, s.queue[0][1]))]
     if s.stage == "setup-house":
         home = s.data.map.land & ~s.occupied
-        return [Action("place", (h,)) for h in bits(home) if s.terrain[h] == p.faction.home]
+        return [single("place", h) for h in bits(home) if s.terrain[h] == p.faction.home]
     if s.stage == "setup-bonus":
-        return [Action("pick", (t,)) for t in sorted(s.supply)]
+        return [named("pick", t) for t in sorted(s.supply)]
     if s.stage == "exchange":
         return exchanges(p) + [DONE]
     if s.stage == "final-exchange":
@@ -64,12 +64,12 @@ def tps_left(s: "TerraNovaState", p: "Player") -> int:
 
 
 def exchanges(p: "Player") -> list[Action]:
-    return [Action("exchange", (k,)) for k in range(1, p.p3 + 1)] + druid_exchange(p)
+    return [single("exchange", k) for k in range(1, p.p3 + 1)] + druid_exchange(p)
 
 
 def druid_exchange(p: "Player") -> list[Action]:
     ptv = p.eff.get("power_to_vp")
-    return [Action("druid-vp")] if ptv and p.p3 >= ptv[0] else []
+    return [named("druid-vp")] if ptv and p.p3 >= ptv[0] else []
 
 
 def can_exchange(p: "Player") -> bool:
@@ -166,7 +166,7 @@ def turn_actions(s: "TerraNovaState", p: "Player") -> list[Action]:
     acts = exchanges(p)
     # Drop Out takes a new bonus tile (and its coins) in the last round too: only phase 3 is
     # skipped then.
-    acts += [Action("pass", (t,)) for t in sorted(s.supply)]
+    acts += [named("pass", t) for t in sorted(s.supply)]
     reach = s.reach(p) & ~s.occupied
     acts += habitable(s, p, reach, "", 0, s.data.costs["shovel"])
     acts += upgrades(s, p)
@@ -191,23 +191,23 @@ def habitable(s: "TerraNovaState", p: "Player", targets: int, prefix: str, free:
         need = s.shovels(p, h)
         if need == 0:
             if not free and can_build and money >= house:
-                acts.append(Action(build, (h,)))
+                acts.append(single(build, h))
             continue
         paid = max(0, need - free)
         if paid and shovel < 0:
             continue
         cost = paid * shovel
         if money >= cost:
-            acts.append(Action(dig, (h,)))
+            acts.append(single(dig, h))
             if can_build and money >= cost + house:
-                acts.append(Action(build, (h,)))
+                acts.append(single(build, h))
     return acts
 
 
 def upgrades(s: "TerraNovaState", p: "Player") -> list[Action]:
     acts = []
     if tps_left(s, p):
-        acts += [Action("upgrade", (h,)) for h in bits(p.houses) if p.money >= s.tp_cost(p, h)]
+        acts += [single("upgrade", h) for h in bits(p.houses) if p.money >= s.tp_cost(p, h)]
     sides = [side for side, m in (("left", p.palace_left), ("right", p.palace_right)) if not m]
     if sides and p.money >= s.data.costs["palace"]:
         acts += [Action("palace", (h, side)) for h in bits(p.tps) for side in sides]
@@ -225,9 +225,9 @@ def bridge_sites(s: "TerraNovaState", p: "Player") -> list[int]:
 def sailing_and_bridges(s: "TerraNovaState", p: "Player") -> list[Action]:
     acts = []
     if p.sail < s.max_sail() and p.money >= s.data.costs["sail"]:
-        acts.append(Action("sail"))
+        acts.append(named("sail"))
     if p.money >= s.data.costs["bridge"]:
-        acts += [Action("bridge", (i,)) for i in bridge_sites(s, p)]
+        acts += [single("bridge", i) for i in bridge_sites(s, p)]
     return acts
 
 
@@ -238,20 +238,21 @@ def power_actions(s: "TerraNovaState", p: "Player", reach: int) -> list[Action]:
             continue
         k = f"pw-{pa.id}"
         if pa.effect == "bridge":
-            acts += [Action(k, (i,)) for i in bridge_sites(s, p)]
+            acts += [single(k, i) for i in bridge_sites(s, p)]
         elif pa.effect == "sail":
             if p.sail < s.max_sail():
-                acts.append(Action(k))
+                acts.append(named(k))
         elif pa.effect == "coins":
-            acts.append(Action(k))
+            acts.append(named(k))
         elif pa.effect == "spade1":
             acts += habitable(s, p, reach, k + "-", 1, s.data.costs["shovel"])
         else:
             acts += habitable(s, p, reach, k + "-", 2, -1)
             ones = [h for h in bits(reach) if s.shovels(p, h) == 1]
-            acts += [Action(k + "-dig2", (a, b)) for i, a in enumerate(ones) for b in ones[i + 1:]]
+            dig2, build_dig = k + "-dig2", k + "-build-dig"
+            acts += [pair(dig2, a, b) for i, a in enumerate(ones) for b in ones[i + 1:]]
             if houses_left(s, p) and p.money >= s.data.costs["house"]:
-                acts += [Action(k + "-build-dig", (a, b)) for a in ones for b in ones if a != b]
+                acts += [pair(build_dig, a, b) for a in ones for b in ones if a != b]
     return acts
 
 
@@ -271,14 +272,14 @@ def specials(s: "TerraNovaState", p: "Player", reach: int) -> list[Action]:
             near |= m.land_neigh[b] & m.continent_of[b]
         for h in bits(near & ~s.occupied):
             if s.terrain[h] != p.faction.home:
-                acts.append(Action("sun-dig", (h,)))
+                acts.append(single("sun-dig", h))
                 if houses_left(s, p) and p.money >= s.data.costs["house"]:
-                    acts.append(Action("sun-build", (h,)))
+                    acts.append(single("sun-build", h))
     if eff.get("lake_house_special") and "lake-house" not in p.used and houses_left(s, p):
         free = s.data.map.land & ~s.occupied
-        acts += [Action("lake-house", (h,)) for h in bits(free) if s.terrain[h] == p.faction.home]
+        acts += [single("lake-house", h) for h in bits(free) if s.terrain[h] == p.faction.home]
     if eff.get("free_tp_special") and "free-tp" not in p.used and tps_left(s, p):
-        acts += [Action("free-tp", (h,)) for h in bits(p.houses)]
+        acts += [single("free-tp", h) for h in bits(p.houses)]
     if "tp_action_power" in eff and p.p3 >= eff["tp_action_power"] and tps_left(s, p):
-        acts += [Action("inventor-tp", (h,)) for h in bits(reach)]
+        acts += [single("inventor-tp", h) for h in bits(reach)]
     return acts
