@@ -346,7 +346,25 @@ class Context:
     @staticmethod
     def of(state: TerraNovaState, seat: int, w: dict[str, float]) -> Context:
         return Context(seat, w, future_incomes(state),
-                       [network_size(state, q) for i, q in enumerate(state.players) if i != seat])
+                       [others_network(state, q) for i, q in enumerate(state.players) if i != seat])
+
+
+# The others' network sizes each decision asks for change only when they build or sail: sizes
+# are kept by what network_size reads, for the adjacency (and so the map) they were made on.
+# Holding the list keeps the identity test sound (a freed list's address could be reused).
+_sizes_adj: list[int] = []
+_sizes: dict[tuple[int, int], int] = {}
+
+
+def others_network(state: TerraNovaState, q: Player) -> int:
+    global _sizes_adj, _sizes
+    if state.adj is not _sizes_adj or len(_sizes) > 10000:
+        _sizes_adj, _sizes = state.adj, {}
+    key = (q.buildings, state.sailing(q, True))
+    size = _sizes.get(key)
+    if size is None:
+        size = _sizes[key] = network_size(state, q)
+    return size
 
 
 def added(base: int, mask: int) -> int:

@@ -58,7 +58,13 @@ def outcome(s: "TerraNovaState", seat: int, river: list[int] | None) -> tuple[in
     tiles_left -= sum(1 for d, who in s.pending if d == "town" and who == seat)
     need = p.eff.get("town_value", s.data.town_min_value)
     founded = 0
-    for group in components(p.buildings & ~in_towns, adj, river):
+    loose = p.buildings & ~in_towns
+    # most actions leave too few loose buildings, or too little value, for any group of them
+    # to be a town: then there is nothing to search
+    if (tiles_left <= 0 or loose.bit_count() < s.data.town_min_buildings
+            or value(s, p, loose) < need):
+        return in_towns, 0
+    for group in components(loose, adj, river):
         if founded >= tiles_left:
             break  # no town tile left: no town can be founded
         if group.bit_count() >= s.data.town_min_buildings and value(s, p, group) >= need:
