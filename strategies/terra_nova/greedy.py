@@ -15,9 +15,7 @@ from strategies.terra_nova.valuation import (
     Context,
     bonus_tile_value,
     hex_scores,
-    money_cost,
     placement_score,
-    power_cost,
     town_tile_value,
     valuation,
 )
@@ -26,8 +24,6 @@ from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import RIVER_CHOICE, UNBOUNDED, power_per_turn
 from terra_sim.games.terra_nova.scoring import mat_income
-
-FREE_KINDS = ("pass", "exchange", "druid-vp")
 
 
 class GreedyStrategy(WeightedStrategy):
@@ -168,18 +164,12 @@ class GreedyStrategy(WeightedStrategy):
     # ----- turns ----------------------------------------
     def candidates(self, state: Any, p: Any, legal: list) -> tuple[list[Action], dict]:
         """Turn actions, plus those that an exchange of charged power would pay for."""
-        acts = [a for a in legal if a.kind not in FREE_KINDS]
+        acts = [a for a in legal if a.kind not in prefilter.FREE_KINDS]
         extra: dict[Action, int] = {}
         if p.p3 and any(a.kind == "exchange" for a in legal):
             c = state.clone()
             c.apply(Action("exchange", (p.p3,)))
-            have = set(acts)
-            for a in c.legal_actions():
-                if a.kind in FREE_KINDS or a in have:
-                    continue
-                need = money_cost(state, p, a) - p.money
-                if 0 < need <= p.p3 and not power_cost(state, p, a):
-                    extra[a] = need
+            extra = prefilter.paid_by_exchange(state, p, c.legal_actions(), acts)
         return acts + list(extra), extra
 
     def prune(self, state: Any, p: Any, cands: list[Action], extra: dict) -> list[Action]:

@@ -45,6 +45,27 @@ def family(kind: str) -> str:
     return FAMILY.get(kind, kind)
 
 
+FREE_KINDS = ("pass", "exchange", "druid-vp")
+
+
+def paid_by_exchange(state: TerraNovaState, p: Player, after: list[Action],
+                     acts: list[Action]) -> dict[Action, int]:
+    """The turn actions legal once p's charged power is exchanged (`after`) but not now (`acts`),
+    that the coins of an exchange pay for without other power: action -> power to exchange."""
+    extra: dict[Action, int] = {}
+    have: set[Action] | None = None  # made only if some action passes the cheaper tests
+    for a in after:
+        if a.kind in FREE_KINDS:
+            continue
+        need = money_cost(state, p, a) - p.money
+        if 0 < need <= p.p3 and not power_cost(state, p, a):
+            if have is None:
+                have = set(acts)
+            if a not in have:
+                extra[a] = need
+    return extra
+
+
 class TownGroups:
     """p's groups outside towns (size, value per hex), so the prefilter can see which builds and
     upgrades bring a town closer, as the look-ahead's valuation will."""
