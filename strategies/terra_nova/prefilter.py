@@ -79,6 +79,7 @@ class TownGroups:
         self.min_b = 0
         self.bv_house = 0
         self.towns_mask = 0
+        self.gains: dict[int, float] = {}
         if len(p.tiles_used) >= len(state.data.town_tiles):
             return
         self.worth = town_worth(state, p, w) * w["town"]
@@ -99,6 +100,13 @@ class TownGroups:
         """The town progress (or founding) a building on h adds, in the valuation's terms."""
         if not self.worth:
             return 0.0
+        key = h << 1 | upgrade  # several candidates build on each hex (paid, power, bonus...)
+        g = self.gains.get(key)
+        if g is None:
+            g = self.gains[key] = self.compute_gain(h, upgrade)
+        return g
+
+    def compute_gain(self, h: int, upgrade: bool) -> float:
         if upgrade:
             if h not in self.groups:
                 return 0.0
