@@ -123,6 +123,8 @@ def town_steps(state: TerraNovaState, p: Player, memo: Context | None = None) ->
     groups = components(loose, adj) if memo is None else memo.loose_groups(loose, adj)
     for g in groups:
         n = g.bit_count()
+        if min_b - n >= best:
+            continue  # too small to beat the best group: no need to weigh its buildings
         nh, nt = (g & houses).bit_count(), (g & tps).bit_count()
         val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
         steps = max(min_b - n, need - val, 1)
