@@ -55,6 +55,32 @@ def test_the_same_seed_gives_the_same_game():
     assert a.actions != c.actions
 
 
+@pytest.mark.parametrize("table", faction_tables())
+def test_the_valuation_network_memo_gives_what_a_search_gives(table):
+    """The valuation sizes a look-ahead state's network from the first state's groups; every
+    state one action away must get the size network_size finds."""
+    from strategies.terra_mystica.valuation import Context
+    from terra_sim.games.terra_mystica.scoring import network_size
+
+    g = get_game(GAME)
+    state = g.new_state(table, 3)
+    bot = make_strategy("greedy", random.Random(0), GAME)
+    checked = 0
+    while not state.is_over():
+        legal = state.legal_actions()
+        seat = state.current_player()
+        ctx = Context.of(state, seat, bot.w)
+        for a in [None, *legal[:12]]:
+            c = state.clone()
+            if a is not None:
+                c.apply(a)
+            for q in c.players:  # the memo holds whoever it sized first; any seat may follow
+                assert ctx.network(c, q) == network_size(c, q)
+                checked += 1
+        state.apply(bot.choose(state, legal))
+    assert checked > 1000
+
+
 @pytest.fixture(scope="module")
 def focus_games():
     """Six 4-player games with the five plans and greedy rotated through the seats."""

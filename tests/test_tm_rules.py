@@ -1182,6 +1182,20 @@ def test_network_counts_tunnel_and_carpet_range():
     assert scoring.network_size(w, w.players[0]) == 1
 
 
+def test_range_tables_are_symmetric():
+    # the valuation's network memo joins a new building to the groups it links to, which is
+    # the groups a search finds only if every link between land hexes works both ways
+    for table in [*DATA.within, *DATA.map.sail]:
+        for h in range(DATA.map.size):
+            if not DATA.map.land >> h & 1:
+                continue  # buildings stand on land only
+            x = table[h]
+            while x:
+                n = (x & -x).bit_length() - 1
+                assert table[n] >> h & 1, (DATA.map.names[h], DATA.map.names[n])
+                x &= x - 1
+
+
 def test_stronghold_actions_need_the_stronghold():
     s = position(["witches", "chaos-magicians"], d={0: ["E4"], 1: ["D4"]})
     assert not any(t.startswith("action ACT") and t[-1] in "WC" for t in texts(s))

@@ -10,9 +10,10 @@ game ends: after the last income they are worth only what final scoring pays for
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from terra_sim.core.hexmap import bits, components
+from terra_sim.core.hexmap import added, bits, components, join
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.scoring import network_size, place_points
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -154,12 +155,37 @@ def cult_points(pos: list[int], mine: int, vp: list[int]) -> float:
 @dataclass
 class Context:
     """What a valuation of seat's states needs that the actor's move cannot change much: the
-    opponents' network sizes and cult positions, computed once per decision."""
+    opponents' network sizes and cult positions, computed once per decision.
+
+    It also keeps the groups of the first network it sizes. The look-ahead's states mostly have
+    the same buildings or one more on the same tables, and their groups then come from those
+    (`hexmap.join`) instead of a search of the board: the same integers.
+    """
 
     seat: int
     w: dict[str, float]
     other_networks: list[int]
     other_cults: list[list[int]]
+    # (adjacency, range table, buildings, groups) of the first network sized
+    network_base: tuple[list[int], Sequence[int], int, list[int]] | None = None
+
+    def network(self, s: TerraMysticaState, p: Player) -> int:
+        """network_size(s, p)."""
+        k = s.jump_range(p)
+        extra = s.data.within[k + 1] if k else s.data.map.sail[s.ship_range(p, bonus=False)]
+        b = p.buildings
+        base = self.network_base
+        if base is None or base[0] is not s.adj or base[1] is not extra:
+            groups = components(b, s.adj, extra)
+            if base is None:
+                self.network_base = (s.adj, extra, b, groups)
+        elif base[2] == b:
+            groups = base[3]
+        else:
+            h = added(base[2], b)
+            groups = (join(base[3], h, s.adj[h] | extra[h]) if h >= 0
+                      else components(b, s.adj, extra))
+        return max((g.bit_count() for g in groups), default=0)
 
     @staticmethod
     def of(s: TerraMysticaState, seat: int, w: dict[str, float]) -> Context:
@@ -445,7 +471,7 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     v += building_value(s, p, w)
     g = phase(s)
     share = NETWORK_SHARE + (1 - NETWORK_SHARE) * (1 - g)
-    size = network_size(s, p)
+    size = ctx.network(s, p)
     pts = place_points(size, ctx.other_networks, s.data.rules["network_vp"])
     v += w["network"] * share * (pts + 0.6 * size * g)
     v += cult_value(s, p, ctx, pr)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from terra_sim.core.hexmap import bits, components, join
+from terra_sim.core.hexmap import added, bits, components, join
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
@@ -367,14 +367,6 @@ def others_network(state: TerraNovaState, q: Player) -> int:
     if size is None:
         size = _sizes[key] = network_size(state, q)
     return size
-
-
-def added(base: int, mask: int) -> int:
-    """The hex `mask` adds to `base` when it is `base` plus exactly one hex, else -1."""
-    new = mask ^ base
-    if new & (new - 1) or not new & mask:
-        return -1
-    return new.bit_length() - 1
 
 
 def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:

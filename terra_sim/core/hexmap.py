@@ -71,6 +71,14 @@ def join(groups: list[int], h: int, links: int) -> list[int]:
     return out
 
 
+def added(base: int, mask: int) -> int:
+    """The hex `mask` adds to `base` when it is `base` plus exactly one hex, else -1."""
+    new = mask ^ base
+    if new & (new - 1) or not new & mask:
+        return -1
+    return new.bit_length() - 1
+
+
 class HexMap:
     """Static geometry of one board, precomputed on construction."""
 
