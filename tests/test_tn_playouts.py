@@ -47,6 +47,10 @@ def playout(seed: int, factions: list[str], options: dict, roundtrip: bool = Fal
         if roundtrip:
             for a in legal:
                 assert state.parse_action(state.action_text(a)) == a
+        if n_actions % 5 == 0:  # a clone shares the board lists until it changes them
+            board = (state.terrain[:], state.adj[:], state.bridge_owner[:], state.occupied)
+            state.clone().apply(legal[rng.randrange(len(legal))])
+            assert (state.terrain, state.adj, state.bridge_owner, state.occupied) == board
         state.apply(legal[rng.randrange(len(legal))])
         check_invariants(state)
         n_actions += 1
