@@ -160,10 +160,8 @@ def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> fl
             above += 1
         elif o == size:
             tied += 1
-    total = 0  # the places the tie covers, past the last paying place worth 0
-    for i in range(above, min(above + tied + 1, len(points))):
-        total += points[i]
-    return total / (tied + 1)
+    # the places the tie covers; those past the last paying place (cut off by the slice) pay 0
+    return sum(points[above:above + tied + 1]) / (tied + 1)
 
 
 def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
