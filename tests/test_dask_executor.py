@@ -1,7 +1,6 @@
 """Runs on Dask: the same tables as a local run, resumes across executors, lost workers, Ctrl-C,
 and one clear line for each setup mistake. Runs on real LocalClusters of 2 worker processes."""
 
-import faulthandler
 import json
 import os
 import signal
@@ -15,6 +14,7 @@ import polars as pl
 import pytest
 from bot_sources import BOOM, slow
 from click.testing import CliRunner
+from hang_limit import hang_limit
 from run_checks import assert_same
 
 distributed = pytest.importorskip(
@@ -59,11 +59,7 @@ class Killer(Strategy):
 '''
 
 
-@pytest.fixture(autouse=True)
-def bounded():
-    faulthandler.dump_traceback_later(240, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
+bounded = hang_limit(240)
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,12 @@
 set, finds what a bot changed in the state it was handed, and interrupts a bot that thinks past
 the decision timeout. Each such game is forfeited with a message naming the bot and the deed."""
 
-import faulthandler
 import random
 import sys
 import time
 
 import pytest
+from hang_limit import hang_limit
 
 import terra_sim
 from strategies.base import Strategy
@@ -18,12 +18,8 @@ from terra_sim.runner import run_tournament
 FACTIONS = ["golems", "fairies", "sand-cats", "sea-dogs"]
 
 
-@pytest.fixture(autouse=True)
-def bounded():
-    """A bot that hangs the loop again must fail this file, not hang the test run."""
-    faulthandler.dump_traceback_later(120, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
+# a bot that hangs the loop again must fail this file, not hang the test run
+bounded = hang_limit(120)
 
 
 class Cheat(Strategy):

@@ -1,7 +1,6 @@
 """Nothing breaks a run: lost workers, SIGTERM, a second writer, damaged parts, changed code and
 broken manifests. Every test that could hang on a regression is bounded by a timeout."""
 
-import faulthandler
 import json
 import os
 import signal
@@ -14,6 +13,7 @@ import polars as pl
 import pytest
 from bot_sources import slow
 from click.testing import CliRunner
+from hang_limit import hang_limit
 from run_checks import assert_same
 
 from terra_sim import storage
@@ -38,11 +38,7 @@ class Exit(Strategy):
 '''
 
 
-@pytest.fixture(autouse=True)
-def bounded():
-    faulthandler.dump_traceback_later(240, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
+bounded = hang_limit(240)
 
 
 def children(pid):
