@@ -1,10 +1,12 @@
 """Hex maps as integers: a hex is an int, a set of hexes is an int bitmask.
 
-Layout: rows of cells, row-major ids. A row marked `shifted` sits half a hex to the right of its
-neighbours (rows B, D, F, H on the Terra Nova board):
+Layout: rows of cells, at (row, column). A row marked `shifted` sits half a hex to the right of
+its neighbours (rows B, D, F, H on the Terra Nova board):
 
-    row A:  0   1   2   3 ...        unshifted: diagonal neighbours (r±1, c-1), (r±1, c)
-    row B:    10  11  12  13 ...     shifted:   diagonal neighbours (r±1, c),   (r±1, c+1)
+    row 0:  0,0  0,1  0,2 ...        unshifted: diagonal neighbours (r±1, c-1), (r±1, c)
+    row 1:     1,0  1,1  1,2 ...     shifted:   diagonal neighbours (r±1, c),   (r±1, c+1)
+
+Ids go in reading order, land hexes first and river hexes after them (see HexMap).
 
 Everything a rule asks about geometry (neighbours, river reach for sailing, edge hexes,
 continents, bridge sites) is precomputed here once per map, so the engine only does `|` and `&`.
@@ -92,19 +94,20 @@ class HexMap:
         names: Sequence[str] | None = None,
     ):
         self.shifted = list(shifted)
-        self.terrain: list[str] = []
-        self.names: list[str] = []
-        coords: dict[tuple[int, int], int] = {}
-        for r, row in enumerate(rows):
-            for c, terrain in enumerate(row):
-                coords[(r, c)] = len(self.terrain)
-                self.terrain.append(terrain)
-                self.names.append(f"{row_names[r]}{c + 1}")
-        self.size = len(self.terrain)
-        if names is not None:  # a board with its own labels (Terra Mystica skips river cells)
-            if len(names) != self.size or len(set(names)) != self.size:
-                raise ValueError(f"expected {self.size} distinct hex names, got {len(names)}")
-            self.names = [n.upper() for n in names]
+        cells = [(r, c, terrain) for r, row in enumerate(rows) for c, terrain in enumerate(row)]
+        self.size = len(cells)
+        if names is None:
+            names = [f"{row_names[r]}{c + 1}" for r, c, _ in cells]
+        elif len(names) != self.size or len(set(names)) != self.size:
+            # a board with its own labels (Terra Mystica skips river cells)
+            raise ValueError(f"expected {self.size} distinct hex names, got {len(names)}")
+        # Land hexes take the low ids, in reading order, and river hexes the ids after them: a
+        # mask of land hexes (buildings, reach) then fits a compiled native int on a board of up
+        # to 62 land hexes, where a row-major mask past 62 bits would be a heap int.
+        order = sorted(range(self.size), key=lambda i: cells[i][2] == RIVER)
+        self.terrain = [cells[i][2] for i in order]
+        self.names = [names[i].upper() for i in order]
+        coords = {(cells[i][0], cells[i][1]): h for h, i in enumerate(order)}
         self.index = {name: h for h, name in enumerate(self.names)}
         self.coords = {h: rc for rc, h in coords.items()}
 
@@ -127,8 +130,7 @@ class HexMap:
         self.river_adjacent = sum(1 << h for h in bits(self.land) if self.neigh[h] & self.river)
         self.land_neigh = [n & self.land for n in self.neigh]
 
-        land_adj = [self.neigh[h] & self.land for h in range(self.size)]
-        self.continents = components(self.land, land_adj)
+        self.continents = components(self.land, self.land_neigh)
         self.continent_of = [0] * self.size
         for h in range(self.size):
             for mask in self.continents:

@@ -14,7 +14,7 @@ def render_state(s: "TerraNovaState") -> str:
     m = s.data.map
     letters = {i: t[0].upper() for i, t in enumerate(s.data.ring)}
     lines = []
-    for h in range(m.size):
+    for h in sorted(range(m.size), key=m.coords.__getitem__):  # reading order
         r, c = m.coords[h]
         if c == 0:
             lines.append(f"{m.names[h][0]} " + ("  " if m.shifted[r] else ""))

@@ -111,7 +111,9 @@ class TerraNovaState:
         self.n = len(players)
         self.players = players
         self.terrain = terrain
-        self.adj = adj  # the map's neighbours; replaced by a copy when a bridge is built
+        # the map's land neighbours (masks of land hexes stay native ints); replaced by a copy
+        # when a bridge is built
+        self.adj = adj
         self.bridge_owner = bridge_owner
         self.neutral = neutral
         self.occupied = occupied
@@ -145,7 +147,7 @@ class TerraNovaState:
         s = TerraNovaState(
             data, codec, seed, variant, turn_order,
             [Player.start(data.factions[f], data) for f in factions], list(data.terrain_of),
-            m.neigh, [-1] * len(m.bridge_sites), 0, 0, 0, frozenset(), [], "setup-house", [],
+            m.land_neigh, [-1] * len(m.bridge_sites), 0, 0, 0, frozenset(), [], "setup-house", [],
             list(range(n)), 0, False, [], round_tiles, bonus_tiles,
             {t: 0 for t in bonus_tiles}, -1, 0)
         if variant == "planner":
