@@ -284,6 +284,45 @@ def test_the_valuation_memo_gives_what_a_fresh_valuation_gives(seed):
     assert checked > 300
 
 
+def test_the_prefilter_prices_actions_as_the_engine_charges():
+    """money_cost (read from a table per action kind) against the coins apply() takes, for every
+    turn action legal at greedy's decisions, with both sides of every faction mat; shovels_used
+    counts the hexes' shovels only for the kinds that dig."""
+    from strategies.terra_nova.greedy import GreedyStrategy
+    from strategies.terra_nova.prefilter import FREE_KINDS
+    from strategies.terra_nova.valuation import money_cost, shovels_used
+    from terra_sim.games.terra_nova.moves import power_action_of
+
+    kinds = set()
+    for side in range(2):
+        picks = [sorted(g)[side] for g in GAME.exclusive_groups()]
+        for seed in range(4 * len(picks)):  # each line-up leaves one mat out
+            out = seed % len(picks)
+            state = GAME.new_state(picks[:out] + picks[out + 1:], seed)
+            bots = [GreedyStrategy(random.Random(k)) for k in range(4)]
+            while not state.is_over():
+                legal = state.legal_actions()
+                seat = state.current_player()
+                p = state.players[seat]
+                if state.stage == "actions" and not state.pending and state.window != 1:
+                    for a in legal:
+                        if a.kind in FREE_KINDS or (a.kind.startswith("pw-") and power_action_of(
+                                state, a.kind).effect == "coins"):
+                            continue
+                        c = state.clone()
+                        c.apply(a)
+                        assert p.money - c.players[seat].money == money_cost(state, p, a), a
+                        digs = a.kind.endswith(("dig", "dig2", "build")) and a.kind[:4] != "sun-"
+                        want = sum(state.shovels(p, h) for h in a.args) if digs else 0
+                        assert shovels_used(state, p, a) == want, a
+                        kinds.add(a.kind)
+                state.apply(bots[seat].choose(state, legal))
+    assert kinds >= {"build", "dig", "upgrade", "palace", "sail", "bridge", "bonus-build",
+                     "bonus-dig", "free-tp", "inventor-tp", "lake-house", "fairy-build",
+                     "fairy-dig", "sun-build", "sun-dig", "pw-bridge3", "pw-sail",
+                     "pw-spade1-build", "pw-spade2-build-dig", "pw-spade2-dig2"}
+
+
 def test_druids_turn_power_into_points_and_exchanges_avoid_waste():
     rec = play_game("terra-nova", ["druids", "golems"], ["greedy", "greedy"], seed=2)
     druid_actions = [a for a, s in zip(rec.actions, rec.action_seats, strict=True) if s == 0]

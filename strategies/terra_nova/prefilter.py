@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from strategies.terra_nova.valuation import (
     TOWN_STEP_SHARE,
-    builds_house,
     hex_scores,
+    kind_cost,
     money_cost,
     money_weight,
     palace_gain,
@@ -149,14 +149,15 @@ def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: 
           palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> float:
     """A cheap estimate of an action's worth, only used to prune before the look-ahead."""
     kind, args = a
-    s = -m * money_cost(state, p, a) - w["power3"] * power_cost(state, p, a)
+    k = kind_cost(state, kind)
+    s = -m * money_cost(state, p, a, k) - w["power3"] * power_cost(state, p, a, k)
     if a in extra:
         s -= (w["power3"] - m) * extra[a]
-    sh = shovels_used(state, p, a)
+    sh = shovels_used(state, p, a, k)
     if sh:
         s += sh * (w["round_now"] * evp if ev == "shovel" else 0.0)
         s += sh * p.eff.get("shovel_power", 0) * w["power2"]
-    if builds_house(kind) and args:
+    if k.builds and args:
         h = args[0]
         s += hq.get(h, 0.0) + w["house"] + (w["round_now"] * evp if ev == "house" else 0)
         nh = p.houses.bit_count()

@@ -437,65 +437,104 @@ def next_round_readiness(state: TerraNovaState, p: Player) -> float:
 
 
 # ----- action costs -------------------------------------------------------------------------
-def money_cost(state: TerraNovaState, p: Player, a: Action) -> int:
-    """Coins the action takes (before exchanges)."""
-    kind, args = a
-    c = state.data.costs
-    if kind == "upgrade":
-        return state.tp_cost(p, args[0])
-    if kind == "palace":
-        return c["palace"]
-    if kind == "sail":
-        return c["sail"]
-    if kind == "bridge":
-        return c["bridge"]
-    if kind.startswith("sun-"):
-        return c["house"] if kind == "sun-build" else 0
-    free = 0
-    if kind.startswith("pw-"):
-        pa = power_action_of(state, kind)
-        if pa.effect not in ("spade1", "spade2"):
-            return 0
-        free = 1 if pa.effect == "spade1" else 2
-        if kind.endswith("-dig2"):
-            return 0
-        if kind.endswith("-build-dig"):
-            return c["house"]
-    elif kind.startswith(("bonus-", "fairy-")):
-        free = 1
-    elif kind not in ("build", "dig"):
-        return 0
-    need = state.shovels(p, args[0])
-    cost = max(0, need - free) * c["shovel"]
-    return cost + (c["house"] if kind.endswith("build") else 0)
+# How an action kind is paid for. Tens of candidates are priced per decision, so each kind's
+# string tests run once per data set (kind_cost) and the prices below only branch on ints.
+MONEY_NONE, MONEY_FIXED, MONEY_TP, MONEY_SHOVELS = 0, 1, 2, 3
+POWER_NONE, POWER_BOARD, POWER_FAIRY, POWER_INVENTOR = 0, 1, 2, 3
 
 
-def power_cost(state: TerraNovaState, p: Player, a: Action) -> int:
-    kind = a.kind
-    if kind.startswith("pw-"):
-        return state.power_cost(p, power_action_of(state, kind).cost)
-    if kind.startswith("fairy-"):
+class KindCost:
+    """An action kind's pricing: `money` (a MONEY_ mode) with its `fixed` coins or `free`
+    shovels plus `house` coins; `power` (a POWER_ mode) with the board action's `power_base`;
+    whether its hexes' shovels are used (`digs`) and whether it builds a house."""
+
+    __slots__ = ("money", "fixed", "free", "house", "power", "power_base", "digs", "builds")
+
+    def __init__(self, state: TerraNovaState, kind: str):
+        c = state.data.costs
+        self.money, self.fixed, self.free, self.house = MONEY_NONE, 0, 0, 0
+        self.power, self.power_base = POWER_NONE, 0
+        self.builds = kind.endswith(("build", "build-dig")) or kind in ("lake-house",
+                                                                         "edge-house")
+        effect = ""  # a board power action's
+        if kind.startswith("pw-"):
+            pa = power_action_of(state, kind)
+            self.power, self.power_base, effect = POWER_BOARD, pa.cost, pa.effect
+        elif kind.startswith("fairy-"):
+            self.power = POWER_FAIRY
+        elif kind == "inventor-tp":
+            self.power = POWER_INVENTOR
+        if kind == "upgrade":
+            self.money = MONEY_TP
+        elif kind in ("palace", "sail", "bridge"):
+            self.money, self.fixed = MONEY_FIXED, c[kind]
+        elif kind.startswith("sun-"):
+            self.money, self.fixed = MONEY_FIXED, c["house"] if kind == "sun-build" else 0
+        elif effect in ("spade1", "spade2"):
+            if kind.endswith("-build-dig"):
+                self.money, self.fixed = MONEY_FIXED, c["house"]
+            elif not kind.endswith("-dig2"):
+                self.money, self.free = MONEY_SHOVELS, 1 if effect == "spade1" else 2
+        elif kind.startswith(("bonus-", "fairy-")):
+            self.money, self.free = MONEY_SHOVELS, 1
+        elif kind in ("build", "dig"):
+            self.money = MONEY_SHOVELS
+        if self.money == MONEY_SHOVELS and kind.endswith("build"):
+            self.house = c["house"]
+        self.digs = not (
+            kind in ("upgrade", "palace", "sail", "bridge", "free-tp", "lake-house", "pass",
+                     "exchange", "druid-vp", "done", "town", "place", "pick", "neutral")
+            or kind.startswith("sun-") or kind == "inventor-tp"
+            or (kind.startswith("pw-") and effect not in ("spade1", "spade2")))
+
+
+# The kinds priced so far, for the data set and codec (power actions) they were priced on;
+# holding both keeps the identity test sound.
+_costs_of: tuple[object, object] = (None, None)
+_costs: dict[str, KindCost] = {}
+
+
+def kind_cost(state: TerraNovaState, kind: str) -> KindCost:
+    global _costs_of, _costs
+    if _costs_of[0] is not state.data or _costs_of[1] is not state.codec:
+        _costs_of, _costs = (state.data, state.codec), {}
+    k = _costs.get(kind)
+    if k is None:
+        k = _costs[kind] = KindCost(state, kind)
+    return k
+
+
+def money_cost(state: TerraNovaState, p: Player, a: Action, k: KindCost | None = None) -> int:
+    """Coins the action takes (before exchanges); `k` is its kind_cost when the caller has it."""
+    if k is None:
+        k = kind_cost(state, a.kind)
+    if k.money == MONEY_FIXED:
+        return k.fixed
+    if k.money == MONEY_TP:
+        return state.tp_cost(p, a.args[0])
+    if k.money == MONEY_SHOVELS:
+        need = state.shovels(p, a.args[0])
+        return max(0, need - k.free) * state.data.costs["shovel"] + k.house
+    return 0
+
+
+def power_cost(state: TerraNovaState, p: Player, a: Action, k: KindCost | None = None) -> int:
+    if k is None:
+        k = kind_cost(state, a.kind)
+    if k.power == POWER_BOARD:
+        return state.power_cost(p, k.power_base)
+    if k.power == POWER_FAIRY:
         return p.eff.get("spade_action_power", 0)
-    if kind == "inventor-tp":
+    if k.power == POWER_INVENTOR:
         return p.eff.get("tp_action_power", 0)
     return 0
 
 
-def shovels_used(state: TerraNovaState, p: Player, a: Action) -> int:
-    kind, args = a
-    if kind in ("upgrade", "palace", "sail", "bridge", "free-tp", "lake-house", "pass",
-                "exchange", "druid-vp", "done", "town", "place", "pick", "neutral"):
-        return 0
-    if kind.startswith(("sun-",)) or kind == "inventor-tp" or not args:
-        return 0
-    if kind.startswith("pw-") and power_action_of(state, kind).effect not in ("spade1",
-                                                                               "spade2"):
+def shovels_used(state: TerraNovaState, p: Player, a: Action, k: KindCost | None = None) -> int:
+    args = a.args
+    if not args or not (kind_cost(state, a.kind) if k is None else k).digs:
         return 0
     return sum(state.shovels(p, h) for h in args)
-
-
-def builds_house(kind: str) -> bool:
-    return kind.endswith(("build", "build-dig")) or kind in ("lake-house", "edge-house")
 
 
 # ----- hex quality -----------------------------------------------------------------------------
