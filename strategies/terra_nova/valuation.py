@@ -198,8 +198,9 @@ class Context:
     The look-ahead values about ten states per decision, and half of them (an upgrade, a power
     action, an exchange) leave the deciding seat's buildings where they were. The memo keys each
     term by what it reads, and serves it only while the board it was made on stands: the same
-    adjacency (a bridge replaces it), the same abilities (a palace replaces them) and, for
-    reach, the same terrain (a dig changes it). The first state valued sets that board.
+    abilities (a palace replaces them), and for the terms that read the board, the same
+    adjacency (a bridge replaces it) and, for reach, the same terrain (a dig changes it). The
+    first state valued sets that board.
 
     Most of the rest add one building to the first state's: their groups (network, towns) come
     from the first state's groups joined at the new hex, and their reach from its reach, instead
@@ -230,12 +231,12 @@ class Context:
         self.abilities = -1.0  # ability_value on the memo's board, once asked
         self.incomes: dict[tuple[int, int], tuple[int, int]] = {}
 
-    def same_board(self, state: TerraNovaState, p: Player) -> bool:
-        """Whether p (the deciding seat) still has the adjacency and abilities the memo holds."""
+    def same_abilities(self, state: TerraNovaState, p: Player) -> bool:
+        """Whether p (the deciding seat) still has the abilities the memo holds."""
         if self.adj is None:
             self.adj, self.eff, self.terrain = state.adj, p.eff, state.terrain[:]
             return True
-        return state.adj is self.adj and p.eff is self.eff
+        return p.eff is self.eff
 
     def network(self, state: TerraNovaState, p: Player, same: bool) -> int:
         if not same:
@@ -376,13 +377,15 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     # (the same number at another magnitude rounds differently, and can break a tie otherwise).
     v = float(p.total_vp - p.faction.start_vp)
     fut = future_incomes(state)
-    same = seat == ctx.seat and ctx.same_board(state, p)
+    # the terms that read no adjacency serve a bridge's state from the memo too
+    same_eff = seat == ctx.seat and ctx.same_abilities(state, p)
+    same = same_eff and state.adj is ctx.adj
     size = ctx.network(state, p, same)
     terr = territory_share(size, ctx.others_network, data.territory_points)
     pending_towns = sum(1 for d, who in state.pending if d == "town" and who == seat)
     # The town weight scales a founded town as well as the progress towards one, so a group one
     # step from a town never holds more than founding it would bring.
-    worth = ctx.town_worth(state, p, same) * w["town"]
+    worth = ctx.town_worth(state, p, same_eff) * w["town"]
     v += pending_towns * worth
     if not p.passed and state.round >= 1:
         v += dropout_vp(state, p)  # scored when p drops out this round: a building counts now
@@ -396,7 +399,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
         return v
     m = ctx.money_weight(state, fut)
     v += m * p.money + w["power3"] * p.p3 + w["power2"] * p.p2 + w["power1"] * p.p1
-    coins, power = ctx.mat_income(state, p, same)
+    coins, power = ctx.mat_income(state, p, same_eff)
     v += fut * (w["income_coins"] * coins + w["income_power"] * min(power, 10))
     if p.passed and p.bonus:  # the tile just taken pays at the next income
         tile = data.bonus_tiles[p.bonus]
@@ -404,7 +407,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     age = 1.0 - 0.1 * fut  # territory firms up as the game goes on
     v += w["territory"] * age * terr
     v += w["house"] * p.houses.bit_count() + w["tp"] * p.tps.bit_count()
-    v += w["palace_ability"] * ctx.ability_value(p, same) * (fut + 0.5)
+    v += w["palace_ability"] * ctx.ability_value(p, same_eff) * (fut + 0.5)
     v += worth * step_share(ctx.town_steps(state, p, same))
     reach, ready = ctx.reach(state, p, same)
     v += w["reach"] * min(reach, 12.0) + w["prepared"] * min(ready, 3)
