@@ -10,14 +10,14 @@ that are worth nothing on their own.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from terra_sim.games.terra_mystica import moves
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 
-BURN = Action("burn")
+BURN: Final = Action("burn")
 
 
 class Cost(NamedTuple):

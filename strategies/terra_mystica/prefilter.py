@@ -8,6 +8,7 @@ in as the `bias` callable.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from strategies.terra_mystica.funding import action_cost
 from strategies.terra_mystica.valuation import (
@@ -28,7 +29,7 @@ Bias = Callable[[TerraMysticaState, Player, Action], float]
 
 # Families a candidate list keeps one representative of, so one crowded family (thirty builds)
 # cannot push every other idea out before the look-ahead.
-FAMILY = {"build": "build", "transform": "transform", "send": "send", "advance": "advance"}
+FAMILY: Final = {"build": "build", "transform": "transform", "send": "send", "advance": "advance"}
 
 
 def family(a: Action) -> str:

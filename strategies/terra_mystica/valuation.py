@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from terra_sim.core.hexmap import added, bits, components, join
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.scoring import network_size, place_points
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 
-DEFAULT_WEIGHTS: dict[str, float] = {
+DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "coin": 0.45,  # a coin with the whole game ahead (falls to final scoring's rate)
     "worker": 0.7,
     "priest": 1.5,
@@ -49,7 +50,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
 # favour, spades, shipping) happen in the engine and show in the state directly.
-ABILITY_VALUE: dict[str, float] = {
+ABILITY_VALUE: Final[dict[str, float]] = {
     "ride": 3.0,
     "cult_action": 2.2,
     "double_turn": 2.4,
@@ -63,11 +64,11 @@ ABILITY_VALUE: dict[str, float] = {
 }
 # A building's worth beyond its income, by kind: a trading house is the way to temples and the
 # stronghold, and counts double for towns and power offers.
-BUILDING_WORTH: dict[str, float] = {"D": 1.0, "TP": 2.5, "TE": 3.0, "SH": 5.0, "SA": 3.5}
+BUILDING_WORTH: Final[dict[str, float]] = {"D": 1.0, "TP": 2.5, "TE": 3.0, "SH": 5.0, "SA": 3.5}
 # How much of a favour tile's VP for buildings and passing still to come the bots count on:
 # they build less than a tile's best case.
-SPECULATIVE = 0.6
-NETWORK_SHARE = 0.15  # the network term's weight in round 1; it grows to 1 by the end
+SPECULATIVE: Final = 0.6
+NETWORK_SHARE: Final = 0.15  # the network term's weight in round 1; it grows to 1 by the end
 
 
 def rounds_left(s: TerraMysticaState) -> int:

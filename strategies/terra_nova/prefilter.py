@@ -9,6 +9,7 @@ callables.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from strategies.terra_nova.valuation import (
     TOWN_STEP_SHARE,
@@ -31,7 +32,7 @@ from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
 # Families a candidate list keeps one representative of, so one cheap-but-dull family (say,
 # 180 two-hex spade pairs) cannot crowd out every other idea before the look-ahead.
-FAMILY = {
+FAMILY: Final = {
     "build": "build", "dig": "dig", "upgrade": "upgrade", "palace": "palace", "sail": "sail",
     "bridge": "bridge", "free-tp": "special", "lake-house": "special", "inventor-tp": "special",
     "sun-build": "special", "sun-dig": "special", "fairy-build": "special",
@@ -45,7 +46,7 @@ def family(kind: str) -> str:
     return FAMILY.get(kind, kind)
 
 
-FREE_KINDS = ("pass", "exchange", "druid-vp")
+FREE_KINDS: Final[tuple[str, ...]] = ("pass", "exchange", "druid-vp")
 
 
 def paid_by_exchange(state: TerraNovaState, p: Player, after: list[Action],

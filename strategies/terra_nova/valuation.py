@@ -9,7 +9,7 @@ that money, power, income and position can be weighed against points; a bot's `w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from terra_sim.core.hexmap import added, bits, components, join
 from terra_sim.games.terra_nova import towns
@@ -18,7 +18,7 @@ from terra_sim.games.terra_nova.moves import houses_left, power_action_of
 from terra_sim.games.terra_nova.scoring import dropout_vp, mat_income, network_size
 from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
-DEFAULT_WEIGHTS: dict[str, float] = {
+DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "money": 0.37,  # a coin early in the game (falls to 1/3 VP in the last round)
     "power3": 0.32,  # a charged power token (worth a coin, more through power actions)
     "power2": 0.16,
@@ -44,7 +44,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 
 # Per-round values (VP equivalents) of palace abilities that are not income; on-build effects
 # happen in apply() and show up in the valuation directly.
-ABILITY_VALUE: dict[str, float] = {
+ABILITY_VALUE: Final[dict[str, float]] = {
     "lake_house_special": 2.6,
     "free_tp_special": 2.8,
     "tp_action_power": 2.2,
@@ -96,7 +96,7 @@ def ability_value(p: Player) -> float:
 # Share of a town's worth that a group already "holds", by the building actions (a house next
 # to it, or an upgrade inside it) it still needs: steep near the end, so the last steps of a town
 # outbid a fresh house elsewhere, while a lone house is barely a start.
-TOWN_STEP_SHARE = (1.0, 0.6, 0.4, 0.26, 0.15, 0.08, 0.03)
+TOWN_STEP_SHARE: Final[tuple[float, ...]] = (1.0, 0.6, 0.4, 0.26, 0.15, 0.08, 0.03)
 
 
 def town_steps(state: TerraNovaState, p: Player, memo: Context | None = None) -> int:
@@ -353,18 +353,18 @@ class Context:
 # The others' network sizes each decision asks for change only when they build or sail: sizes
 # are kept by what network_size reads, for the adjacency (and so the map) they were made on.
 # Holding the list keeps the identity test sound (a freed list's address could be reused).
-_sizes_adj: list[int] = []
-_sizes: dict[tuple[int, int], int] = {}
+_SIZES_ADJ: Final[list[list[int]]] = [[]]
+_SIZES: Final[dict[tuple[int, int], int]] = {}
 
 
 def others_network(state: TerraNovaState, q: Player) -> int:
-    global _sizes_adj, _sizes
-    if state.adj is not _sizes_adj or len(_sizes) > 10000:
-        _sizes_adj, _sizes = state.adj, {}
+    if state.adj is not _SIZES_ADJ[0] or len(_SIZES) > 10000:
+        _SIZES_ADJ[0] = state.adj
+        _SIZES.clear()
     key = (q.buildings, state.sailing(q, True))
-    size = _sizes.get(key)
+    size = _SIZES.get(key)
     if size is None:
-        size = _sizes[key] = network_size(state, q)
+        size = _SIZES[key] = network_size(state, q)
     return size
 
 
@@ -442,8 +442,14 @@ def next_round_readiness(state: TerraNovaState, p: Player) -> float:
 # ----- action costs -------------------------------------------------------------------------
 # How an action kind is paid for. Tens of candidates are priced per decision, so each kind's
 # string tests run once per data set (kind_cost) and the prices below only branch on ints.
-MONEY_NONE, MONEY_FIXED, MONEY_TP, MONEY_SHOVELS = 0, 1, 2, 3
-POWER_NONE, POWER_BOARD, POWER_FAIRY, POWER_INVENTOR = 0, 1, 2, 3
+MONEY_NONE: Final = 0
+MONEY_FIXED: Final = 1
+MONEY_TP: Final = 2
+MONEY_SHOVELS: Final = 3
+POWER_NONE: Final = 0
+POWER_BOARD: Final = 1
+POWER_FAIRY: Final = 2
+POWER_INVENTOR: Final = 3
 
 
 class KindCost:
@@ -493,17 +499,18 @@ class KindCost:
 
 # The kinds priced so far, for the data set and codec (power actions) they were priced on;
 # holding both keeps the identity test sound.
-_costs_of: tuple[object, object] = (None, None)
-_costs: dict[str, KindCost] = {}
+# (Final containers changed in place: compiled code reaches them without a module lookup.)
+_COSTS_OF: Final[list[object]] = [None, None]
+_COSTS: Final[dict[str, KindCost]] = {}
 
 
 def kind_cost(state: TerraNovaState, kind: str) -> KindCost:
-    global _costs_of, _costs
-    if _costs_of[0] is not state.data or _costs_of[1] is not state.codec:
-        _costs_of, _costs = (state.data, state.codec), {}
-    k = _costs.get(kind)
+    if _COSTS_OF[0] is not state.data or _COSTS_OF[1] is not state.codec:
+        _COSTS_OF[0], _COSTS_OF[1] = state.data, state.codec
+        _COSTS.clear()
+    k = _COSTS.get(kind)
     if k is None:
-        k = _costs[kind] = KindCost(state, kind)
+        k = _COSTS[kind] = KindCost(state, kind)
     return k
 
 

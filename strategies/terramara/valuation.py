@@ -13,6 +13,7 @@ fades towards what final scoring pays for it as the game ends.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from terra_sim.games.terramara.artifacts import payment
 from terra_sim.games.terramara.board import SPECIAL, TERRITORY, round_of_row
@@ -23,7 +24,7 @@ from terra_sim.games.terramara.road import CAMP
 from terra_sim.games.terramara.scoring import artifact_vp, outpost_vp, rank_points
 from terra_sim.games.terramara.state import TerramaraState
 
-DEFAULT_WEIGHTS: dict[str, float] = {
+DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "refined": 1.1,  # a refined resource with the whole game ahead (falls to final scoring's)
     "raw": 0.65,
     "artifact_progress": 0.35,  # how close the best reachable Artifact is to affordable
@@ -49,21 +50,22 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 # Per-round worth of one unit of a Character effect (VP equivalents); the keys are the data's
 # CHARACTER vocabulary. Effects that are counted elsewhere in the valuation (the extra Explorer
 # in the Explorers, the bonus tiles held, the personal Outpost with the Flags) are absent here.
-SIDE_WORTH: dict[str, float] = {
+SIDE_WORTH: Final[dict[str, float]] = {
     "travel_plus": 1.3, "culture_plus": 1.4, "keep_military": 0.6, "raw_substitute": 0.5,
     "personal_crossroads": 2.0, "crossroads_vp": 1.1, "culture_vp": 1.3, "power_vp_round": 1.0,
     "craft_vp_low": 0.7, "craft_vp_high": 0.25, "chieftain_join_vp": 0.3,
     "chieftain_empty_vp": 0.8, "flag_vp": 0.5, "crossroads_space_vp": 0.5,
 }
 # Effects that feed the engine rather than score: they are worth less the later they come.
-ENGINE_EFFECTS = frozenset({"travel_plus", "culture_plus", "keep_military", "raw_substitute",
+ENGINE_EFFECTS: Final = frozenset({"travel_plus", "culture_plus", "keep_military", "raw_substitute",
                             "personal_crossroads"})
 # Per-round worth of a permanent Artifact effect unit (data.PERMANENT's vocabulary).
-PERM_WORTH: dict[str, float] = {"travel_plus": 1.2, "culture_plus": 1.3, "military_plus": 0.9,
-                                "craft_vp": 0.8, "raw_substitute": 0.5}
+PERM_WORTH: Final[dict[str, float]] = {
+    "travel_plus": 1.2, "culture_plus": 1.3, "military_plus": 0.9, "craft_vp": 0.8,
+    "raw_substitute": 0.5}
 # Worth of an end-game Artifact effect unit beyond what it scores now: how much the counted
 # thing may still grow (data.END's vocabulary), per round left.
-END_GROWTH: dict[str, float] = {"per_artifact": 0.8, "per_category": 0.3, "per_flag": 0.3,
+END_GROWTH: Final[dict[str, float]] = {"per_artifact": 0.8, "per_category": 0.3, "per_flag": 0.3,
                                 "per_power_level": 0.15, "per_worker_level": 0.5}
 
 

@@ -17,7 +17,7 @@ continents, bridge sites) is precomputed here once per map, so the engine only d
 from collections.abc import Container, Iterator, Sequence
 from typing import Final
 
-RIVER = "river"
+RIVER: Final = "river"
 
 
 # Masks of a whole board pass 62 bits, where a compiled int becomes a heap object and every `&`

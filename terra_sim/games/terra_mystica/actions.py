@@ -24,12 +24,12 @@ Text forms (hexes by board name, e.g. "E5"; river hexes r0..r35; bridges by both
 
 # terra-sim: compile
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from terra_sim.core.errors import IllegalAction
 from terra_sim.core.hexmap import HexMap
 
-BUILDINGS = ("D", "TP", "TE", "SH", "SA")
+BUILDINGS: Final[tuple[str, ...]] = ("D", "TP", "TE", "SH", "SA")
 
 
 class Action(NamedTuple):
@@ -38,7 +38,7 @@ class Action(NamedTuple):
 
 
 # kind -> argument types; "hex?" and "word?" are optional
-KINDS: dict[str, tuple[str, ...]] = {
+KINDS: Final[dict[str, tuple[str, ...]]] = {
     "place": ("hex",), "pick": ("word",), "build": ("hex",), "transform": ("hex", "word?"),
     "upgrade": ("hex", "word"), "send": ("word", "int"), "advance": ("word",),
     "action": ("word",), "bridge": ("site",), "pass": ("word?",), "burn": (),
@@ -46,8 +46,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "cult": ("word",), "leech": (), "decline": (), "done": (),
     "adjust": ("int", "word", "int"),  # an imported log's manual fix: seat, resource, amount
 }
-UPPER = ("upgrade", "action", "pass", "pick", "convert", "adjust")
-PREFIXED = {"+FAV": "favor", "+TW": "town"}
+UPPER: Final[tuple[str, ...]] = ("upgrade", "action", "pass", "pick", "convert", "adjust")
+PREFIXED: Final = {"+FAV": "favor", "+TW": "town"}
 
 
 class ActionCodec:

@@ -2,7 +2,7 @@
 
 # terra-sim: compile
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_mystica.actions import Action
@@ -11,9 +11,9 @@ from terra_sim.games.terra_mystica.player import Player
 if TYPE_CHECKING:
     from terra_sim.games.terra_mystica.state import TerraMysticaState
 
-UPGRADES = {"D": ("TP",), "TP": ("TE", "SH"), "TE": ("SA",)}
-DONE = Action("done")
-LEECH = [Action("leech"), Action("decline")]
+UPGRADES: Final = {"D": ("TP",), "TP": ("TE", "SH"), "TE": ("SA",)}
+DONE: Final = Action("done")
+LEECH: Final = [Action("leech"), Action("decline")]
 
 
 def legal_actions(s: "TerraMysticaState") -> list[Action]:
@@ -94,7 +94,7 @@ def free_spot(s: "TerraMysticaState", track: int, steps: int) -> int:
     return -1
 
 
-ALCHEMIST_RATES = {("VP", "C"): (1, 1), ("C", "VP"): (2, 1)}
+ALCHEMIST_RATES: Final = {("VP", "C"): (1, 1), ("C", "VP"): (2, 1)}
 
 
 def conversion_rate(s: "TerraMysticaState", p: Player, src: str, dst: str) -> tuple[int, int]:

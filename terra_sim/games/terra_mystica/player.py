@@ -2,14 +2,15 @@
 
 # terra-sim: compile
 
-from typing import Any
+from typing import Any, Final
 
 from terra_sim.core.power import gain_power
 from terra_sim.games.terra_mystica.data import BUILDINGS, Faction
 
-CATEGORIES = ("start", "round", "build", "town", "advance", "leech", "pass", "faction",
-              "network", "cults", "resources", "adjust")
-CAT = {c: i for i, c in enumerate(CATEGORIES)}
+CATEGORIES: Final[tuple[str, ...]] = (
+    "start", "round", "build", "town", "advance", "leech", "pass", "faction", "network", "cults",
+    "resources", "adjust")
+CAT: Final = {c: i for i, c in enumerate(CATEGORIES)}
 
 
 class Player:

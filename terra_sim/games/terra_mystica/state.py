@@ -9,7 +9,7 @@ power offers the turn's builds make are answered after it, in turn order from th
 
 # terra-sim: compile
 
-from typing import Any
+from typing import Any, Final
 
 from terra_sim.core.hexmap import bits, components
 from terra_sim.core.rng import stream
@@ -20,13 +20,13 @@ from terra_sim.games.terra_mystica.player import CATEGORIES, Player
 
 __all__ = ["CATEGORIES", "TerraMysticaState"]
 
-UPGRADES = {"D": ("TP",), "TP": ("TE", "SH"), "TE": ("SA",)}
+UPGRADES: Final = {"D": ("TP",), "TP": ("TE", "SH"), "TE": ("SA",)}
 # What a "spades" follow-up allows: `built` set = no dwelling may follow; `cult` = the round's
 # cult-bonus spades (transform only, no shipping bonus, no tunnels); the specials replace
 # transforming by one fixed move.
-CULT_SPADES = {"built": 1, "cult": 1}
-ACTION_SPADES = {"built": 0, "cult": 0}
-SPECIAL_FOLLOW_UP = {
+CULT_SPADES: Final = {"built": 1, "cult": 1}
+ACTION_SPADES: Final = {"built": 0, "cult": 0}
+SPECIAL_FOLLOW_UP: Final = {
     "ACTW": {"built": 0, "cult": 0, "ride": 1},  # Witches' ride: a free dwelling on any forest
     "ACTN": {"built": 0, "cult": 0, "sandstorm": 1},  # Nomads: a neighbour hex turns desert
     "ACTS": {"built": 1, "cult": 0, "free_tp": 1},  # Swarmlings: a dwelling -> trading house

@@ -27,7 +27,7 @@ Text forms (hexes by board name, e.g. "E5"; bridges by their two ends, e.g. "A5-
 
 # terra-sim: compile
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from terra_sim.core.errors import IllegalAction
 from terra_sim.core.hexmap import HexMap
@@ -81,7 +81,7 @@ def pair(kind: str, a: int, b: int) -> Action:
 
 
 # Argument types per kind; power action kinds ("pw-<id>...") are added per data set.
-BASE_KINDS: dict[str, tuple[str, ...]] = {
+BASE_KINDS: Final[dict[str, tuple[str, ...]]] = {
     "place": ("hex",), "neutral": ("hex",), "pick": ("tile",),
     "build": ("hex",), "dig": ("hex",),
     "bonus-build": ("hex",), "bonus-dig": ("hex",),
@@ -94,7 +94,7 @@ BASE_KINDS: dict[str, tuple[str, ...]] = {
     "exchange": ("int",), "druid-vp": (), "done": (),
     "pass": ("tile",), "town": ("int",), "river-link": (), "no-link": (),
 }
-SIDES = ("left", "right")
+SIDES: Final[tuple[str, ...]] = ("left", "right")
 
 
 def power_kinds(power_actions) -> dict[str, tuple]:

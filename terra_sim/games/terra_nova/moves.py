@@ -2,7 +2,7 @@
 
 # terra-sim: compile
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from terra_sim.core.hexmap import bits
 from terra_sim.games.terra_nova.actions import Action, named, pair, single
@@ -11,11 +11,11 @@ from terra_sim.games.terra_nova.data import PowerAction
 if TYPE_CHECKING:
     from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
-DONE = Action("done")
-EDGE_SKIP = Action("edge-skip")
-RIVER_CHOICE = [Action("river-link"), Action("no-link")]
+DONE: Final = Action("done")
+EDGE_SKIP: Final = Action("edge-skip")
+RIVER_CHOICE: Final = [Action("river-link"), Action("no-link")]
 # More power than any seat holds: a bound that says "as much as anyone likes".
-UNBOUNDED = 1 << 20
+UNBOUNDED: Final = 1 << 20
 
 
 def legal_actions(s: "TerraNovaState") -> list[Action]:

@@ -6,7 +6,7 @@ holds what changes and the rules for changing it.
 
 # terra-sim: compile
 
-from typing import Any
+from typing import Any, Final
 
 from terra_sim.core.errors import IllegalAction
 from terra_sim.core.hexmap import bits
@@ -16,9 +16,10 @@ from terra_sim.games.terra_nova import moves, scoring, towns
 from terra_sim.games.terra_nova.actions import Action, ActionCodec
 from terra_sim.games.terra_nova.data import Faction, TerraNovaData
 
-CATEGORIES = ("start", "round", "town", "sailing", "dropout", "faction", "money", "territory")
-CAT = {c: i for i, c in enumerate(CATEGORIES)}
-INCOME_KEYS = ("income_power", "income_coins")
+CATEGORIES: Final[tuple[str, ...]] = (
+    "start", "round", "town", "sailing", "dropout", "faction", "money", "territory")
+CAT: Final = {c: i for i, c in enumerate(CATEGORIES)}
+INCOME_KEYS: Final[tuple[str, ...]] = ("income_power", "income_coins")
 
 
 class Player:

@@ -25,7 +25,7 @@ Road nodes `X0`..`X6` crossroads, `B3` a bonus-tile detour, `O3` an Outpost deto
 
 # terra-sim: compile
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from terra_sim.core.errors import IllegalAction
 
@@ -36,7 +36,7 @@ class Action(NamedTuple):
 
 
 # kind -> argument types: "w" a word, "i" an integer
-KINDS: dict[str, str] = {
+KINDS: Final[dict[str, str]] = {
     "explorer": "w", "chief": "w", "flip": "", "work": "i", "refine": "w", "use": "w",
     "bonus": "w", "power": "", "craft": "w", "reserve": "w", "end": "", "take": "w",
     "give": "w", "road": "iw", "stop": "", "choose": "w", "resolve": "w", "neutral": "w",

@@ -12,15 +12,20 @@ Road; Forest/Mountain back: a Crossroads action space); rows 5 and 6 both belong
 
 import random
 from dataclasses import dataclass
+from typing import Final
 
 from terra_sim.core.rng import stream
 from terra_sim.games.terramara.data import TerramaraData
 
-HOME, TERRITORY, CROSSROADS, PERSONAL, SPECIAL = range(5)
-HUT = -3  # the Hut is no board space: every player's own, unlimited
-ROWS = 6
+HOME: Final = 0
+TERRITORY: Final = 1
+CROSSROADS: Final = 2
+PERSONAL: Final = 3
+SPECIAL: Final = 4
+HUT: Final = -3  # the Hut is no board space: every player's own, unlimited
+ROWS: Final = 6
 # Fire tiles cover a row's small space 1-4, numbered left to right: positions 2, 3, 5, 6.
-SMALL_POSITIONS = (1, 2, 4, 5)
+SMALL_POSITIONS: Final[tuple[int, ...]] = (1, 2, 4, 5)
 
 
 def round_of_row(row: int) -> int:

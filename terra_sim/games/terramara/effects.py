@@ -7,7 +7,7 @@ never apply to the starting resources card (the text), hence `char`.
 
 # terra-sim: compile
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from terra_sim.games.terramara.data import RAW, REFINED
 from terra_sim.games.terramara.player import PERM, Player
@@ -16,10 +16,10 @@ from terra_sim.games.terramara.road import CAMP
 if TYPE_CHECKING:
     from terra_sim.games.terramara.state import TerramaraState
 
-RAW_INDEX = {r: i for i, r in enumerate(RAW)}
-REFINED_INDEX = {r: i for i, r in enumerate(REFINED)}
+RAW_INDEX: Final = {r: i for i, r in enumerate(RAW)}
+REFINED_INDEX: Final = {r: i for i, r in enumerate(REFINED)}
 # Choices are queued in this order, after the gains that need none.
-CHOICES = ("raw_any", "refined_any", "refine")
+CHOICES: Final[tuple[str, ...]] = ("raw_any", "refined_any", "refine")
 
 
 def power_level(s: "TerramaraState", military: int) -> int:

@@ -10,7 +10,7 @@ until that round ends. Occupants are codes `owner * 2 + piece` (neutral players 
 
 # terra-sim: compile
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from terra_sim.games.terramara import effects
 from terra_sim.games.terramara.board import (
@@ -28,7 +28,8 @@ from terra_sim.games.terramara.player import FREE, IN_HUT, Player
 if TYPE_CHECKING:
     from terra_sim.games.terramara.state import TerramaraState
 
-EXPLORER, CHIEF = 0, 1
+EXPLORER: Final = 0
+CHIEF: Final = 1
 
 
 def military_of(s: "TerramaraState", owner: int) -> int:

@@ -2,15 +2,17 @@
 
 # terra-sim: compile
 
-from typing import Any
+from typing import Any, Final
 
 from terra_sim.games.terramara.data import PERMANENT, RAW, REFINED
 
-CATEGORIES = ("start", "play", "road", "artifacts", "military", "river", "outposts", "resources",
-              "reserved")
-CAT = {c: i for i, c in enumerate(CATEGORIES)}
-PERM = {k: i for i, k in enumerate(PERMANENT)}
-FREE, IN_HUT = -1, -2  # where the Chieftain is, besides an action space's index
+CATEGORIES: Final[tuple[str, ...]] = (
+    "start", "play", "road", "artifacts", "military", "river", "outposts", "resources",
+    "reserved")
+CAT: Final = {c: i for i, c in enumerate(CATEGORIES)}
+PERM: Final = {k: i for i, k in enumerate(PERMANENT)}
+FREE: Final = -1  # where the Chieftain is, besides an action space's index
+IN_HUT: Final = -2
 
 
 class Player:

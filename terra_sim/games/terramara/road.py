@@ -10,8 +10,10 @@ or passed Crossroads k" is `pos >= 3k`.
 
 # terra-sim: compile
 
-CAMP = 21
-LAST = 6  # Crossroads of the last row
+from typing import Final
+
+CAMP: Final = 21
+LAST: Final = 6  # Crossroads of the last row
 
 
 def node_name(pos: int) -> str:

@@ -11,7 +11,7 @@ space resolved, then free actions again and at most one Artifact created or rese
 
 # terra-sim: compile
 
-from typing import Any
+from typing import Any, Final
 
 from terra_sim.core.errors import IllegalAction
 from terra_sim.core.rng import stream
@@ -24,12 +24,12 @@ from terra_sim.games.terramara.road import next_nodes, node_name, node_pos
 
 __all__ = ["CATEGORIES", "TerramaraState"]
 
-PIECES = ("explorer", "chief")
-FINAL_CHOICES = ("travel", "military", "culture")
-STOP = Action("stop")
-END = Action("end")
+PIECES: Final[tuple[str, ...]] = ("explorer", "chief")
+FINAL_CHOICES: Final[tuple[str, ...]] = ("travel", "military", "culture")
+STOP: Final = Action("stop")
+END: Final = Action("end")
 # Round setup: (level, from the display) removed at the start of rounds 2-5 (the text).
-REMOVALS = {2: (1, False), 3: (1, True), 4: (2, False), 5: (2, True)}
+REMOVALS: Final = {2: (1, False), 3: (1, True), 4: (2, False), 5: (2, True)}
 Decision = tuple[str, int, int, int]  # kind, seat, count (or row, mask), extra
 
 
