@@ -1,5 +1,7 @@
 """Terra Nova data set: the TOML files under data/, validated into frozen structures."""
 
+# terra-sim: compile
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,23 +192,24 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
     ring = tuple(fac.table_of("meta").table.get("terrain_ring", ()))
     if len(ring) < 2 or len(set(ring)) != len(ring):
         raise DataError("factions.toml: meta.terrain_ring: expected distinct terrain names")
-    for t in set(hexmap.terrain) - {RIVER}:
-        if t not in ring:
-            raise DataError(f"map.toml: terrain {t!r} is not in factions.toml meta.terrain_ring")
-    terrain_of = tuple(ring.index(t) if t != RIVER else -1 for t in hexmap.terrain)
+    for name in set(hexmap.terrain) - {RIVER}:
+        if name not in ring:
+            raise DataError(f"map.toml: terrain {name!r} is not in factions.toml "
+                            "meta.terrain_ring")
+    terrain_of = tuple(ring.index(n) if n != RIVER else -1 for n in hexmap.terrain)
 
     neutral: dict[int, tuple[int, ...]] = {}
     ns = raw["map"].get("neutral_spaces", {})
     if ns.get("approximate"):
         approximate.append(f"map: neutral house spaces (2-player variants): {ns.get('provenance')}")
-    for t in ring:
+    for name in ring:
         try:
-            hexes = tuple(hexmap.hex(n) for n in ns.get(t, []))
+            hexes = tuple(hexmap.hex(n) for n in ns.get(name, []))
         except ValueError as e:
-            raise DataError(f"map.toml: neutral_spaces.{t}: {e}") from None
-        if any(terrain_of[h] != ring.index(t) for h in hexes):
-            raise DataError(f"map.toml: neutral_spaces.{t}: every hex must be {t}")
-        neutral[ring.index(t)] = hexes
+            raise DataError(f"map.toml: neutral_spaces.{name}: {e}") from None
+        if any(terrain_of[h] != ring.index(name) for h in hexes):
+            raise DataError(f"map.toml: neutral_spaces.{name}: every hex must be {name}")
+        neutral[ring.index(name)] = hexes
 
     default = fac.table_of("default_mat")
     factions = {}
