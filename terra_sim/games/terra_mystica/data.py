@@ -1,5 +1,7 @@
 """Terra Mystica data set: the TOML files under data/, validated into frozen structures."""
 
+# terra-sim: compile
+
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -343,12 +345,12 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraMysticaData:
     spots = _ints(cults.get("spots"), "rules.toml: cults.spots")
     cult_power = {int(k): v for k, v in _table(cults, "power", "rules.toml: cults").items()}
     conv = []
-    for i, r in enumerate(_table(raw["rules"], "conversions", "rules.toml").get("rates", [])):
-        ok = (isinstance(r, list) and len(r) == 4 and r[0] in RESOURCES and r[2] in RESOURCES
-              and isinstance(r[1], int) and isinstance(r[3], int))
+    for i, rate in enumerate(_table(raw["rules"], "conversions", "rules.toml").get("rates", [])):
+        ok = (isinstance(rate, list) and len(rate) == 4 and rate[0] in RESOURCES
+              and rate[2] in RESOURCES and isinstance(rate[1], int) and isinstance(rate[3], int))
         if not ok:
             raise DataError(f"rules.toml: conversions.rates[{i}]: expected [from, n, to, m]")
-        conv.append((r[0], r[1], r[2], r[3]))
+        conv.append((rate[0], rate[1], rate[2], rate[3]))
     for f in factions.values():
         for bld, rows_ in f.income.items():
             for res, arr in rows_.items():

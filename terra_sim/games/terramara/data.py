@@ -6,6 +6,8 @@ same schema is validated the same way: the box's counts, every effect from the v
 engine implements, every reference resolvable. Each error is one line naming file and field.
 """
 
+# terra-sim: compile
+
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
