@@ -96,10 +96,10 @@ class HexMap:
         self.shifted = list(shifted)
         cells = [(r, c, terrain) for r, row in enumerate(rows) for c, terrain in enumerate(row)]
         self.size = len(cells)
+        # a board may bring its own labels (Terra Mystica's skip river cells)
         if names is None:
             names = [f"{row_names[r]}{c + 1}" for r, c, _ in cells]
         elif len(names) != self.size or len(set(names)) != self.size:
-            # a board with its own labels (Terra Mystica skips river cells)
             raise ValueError(f"expected {self.size} distinct hex names, got {len(names)}")
         # Land hexes take the low ids, in reading order, and river hexes the ids after them: a
         # mask of land hexes (buildings, reach) then fits a compiled native int on a board of up
