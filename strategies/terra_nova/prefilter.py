@@ -94,7 +94,8 @@ class TownGroups:
             val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
             for h in bits(g):
                 self.groups[h] = (gid, n, val)
-            self.best = min(self.best, max(self.min_b - n, self.need - val, 1))
+            # (a max of two compiles natively, a max of three calls the builtin)
+            self.best = min(self.best, max(max(self.min_b - n, self.need - val), 1))
         self.towns_mask = p.towns
 
     def gain(self, h: int, upgrade: bool) -> float:
@@ -126,7 +127,7 @@ class TownGroups:
                     val += g[2]
         if n >= self.min_b and val >= self.need:
             return self.worth * (1.0 - step_share(self.best))
-        steps = max(self.min_b - n, self.need - val, 1)
+        steps = max(max(self.min_b - n, self.need - val), 1)
         return self.worth * max(0.0, step_share(steps) - step_share(self.best))
 
     def bridge_gain(self, state: TerraNovaState, site: int) -> float:
@@ -140,7 +141,7 @@ class TownGroups:
         val = a[2] + b[2]
         if n >= self.min_b and val >= self.need:
             return self.worth * (1.0 - step_share(self.best))
-        steps = max(self.min_b - n, self.need - val, 1)
+        steps = max(max(self.min_b - n, self.need - val), 1)
         return self.worth * max(0.0, step_share(steps) - step_share(self.best))
 
 

@@ -111,7 +111,7 @@ def town_steps(state: TerraNovaState, p: Player, memo: Context | None = None) ->
     far = len(TOWN_STEP_SHARE)
     if len(p.tiles_used) >= len(state.data.town_tiles):
         return far
-    need = p.eff.get("town_value", state.data.town_min_value)
+    need: int = p.eff.get("town_value", state.data.town_min_value)  # typed: native arithmetic
     min_b = state.data.town_min_buildings
     loose = p.buildings & ~p.towns
     if not loose:
@@ -127,7 +127,7 @@ def town_steps(state: TerraNovaState, p: Player, memo: Context | None = None) ->
             continue  # too small to beat the best group: no need to weigh its buildings
         nh, nt = (g & houses).bit_count(), (g & tps).bit_count()
         val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
-        steps = max(min_b - n, need - val, 1)
+        steps = max(max(min_b - n, need - val), 1)  # max of two compiles natively, of three not
         best = min(best, steps)
     return best
 
