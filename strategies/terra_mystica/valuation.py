@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from terra_sim.core.hexmap import added, bits, components, join
+from terra_sim.core.hexmap import added, bits, components, join, largest
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.scoring import network_size, place_points
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -186,7 +186,7 @@ class Context:
             h = added(base[2], b)
             groups = (join(base[3], h, s.adj[h] | extra[h]) if h >= 0
                       else components(b, s.adj, extra))
-        return max((g.bit_count() for g in groups), default=0)
+        return largest(groups)
 
     @staticmethod
     def of(s: TerraMysticaState, seat: int, w: dict[str, float]) -> Context:
@@ -254,7 +254,10 @@ def town_progress(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float
     if not any(s.town_supply.values()) or rounds_left(s) == 0 and s.round >= 6 and p.passed:
         return 0.0
     rules = s.data.rules
-    values = rules["building_power"]
+    # typed, so that the arithmetic below compiles natively (the rules dict holds Any)
+    values: dict[str, int] = rules["building_power"]
+    town_buildings: int = rules["town_buildings"]
+    sa_extra: int = rules["sa_town_buildings"] - 1
     need = town_need(s, p)
     loose = p.buildings & ~p.town_mask
     if not loose:
@@ -264,8 +267,8 @@ def town_progress(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float
         power = 0
         for k, m in p.b.items():
             power += values[k] * (m & g).bit_count()
-        count = g.bit_count() + (rules["sa_town_buildings"] - 1) * (p.b["SA"] & g).bit_count()
-        missing = max((need - power + 1) // 2, rules["town_buildings"] - count, 0)
+        count = g.bit_count() + sa_extra * (p.b["SA"] & g).bit_count()
+        missing = max(max((need - power + 1) // 2, town_buildings - count), 0)
         share = max(0.0, 1.0 - 0.3 * missing) if count >= 2 else 0.0
         best = max(best, share)
     return best * 0.55 * town_worth(s, p) * w["town"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from terra_sim.core.hexmap import added, bits, components, join
+from terra_sim.core.hexmap import added, bits, components, join, largest
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
@@ -244,8 +244,7 @@ class Context:
         key = (p.buildings, p.sail)
         size = self.networks.get(key)
         if size is None:
-            size = self.networks[key] = max(
-                (g.bit_count() for g in self.network_groups(state, p)), default=0)
+            size = self.networks[key] = largest(self.network_groups(state, p))
         return size
 
     def network_groups(self, state: TerraNovaState, p: Player) -> list[int]:

@@ -73,6 +73,17 @@ def join(groups: list[int], h: int, links: int) -> list[int]:
     return out
 
 
+def largest(groups: list[int]) -> int:
+    """Hexes in the largest of `groups` (0 for none): a loop, where max() over a generator
+    would call Python's builtin from compiled code."""
+    best = 0
+    for g in groups:
+        n = g.bit_count()
+        if n > best:
+            best = n
+    return best
+
+
 def added(base: int, mask: int) -> int:
     """The hex `mask` adds to `base` when it is `base` plus exactly one hex, else -1."""
     new = mask ^ base

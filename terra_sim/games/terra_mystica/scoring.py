@@ -4,7 +4,7 @@
 
 from typing import TYPE_CHECKING
 
-from terra_sim.core.hexmap import components
+from terra_sim.core.hexmap import components, largest
 from terra_sim.games.terra_mystica.player import Player
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def network_size(s: "TerraMysticaState", p: Player) -> int:
     range (the shipping bonus tile does not count), or tunnel / carpet range."""
     k = s.jump_range(p)
     extra = s.data.within[k + 1] if k else s.data.map.sail[s.ship_range(p, bonus=False)]
-    return max((g.bit_count() for g in components(p.buildings, s.adj, extra)), default=0)
+    return largest(components(p.buildings, s.adj, extra))
 
 
 def resource_vp(p: Player, coins_per_vp: int) -> int:

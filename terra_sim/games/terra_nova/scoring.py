@@ -4,7 +4,7 @@
 
 from typing import TYPE_CHECKING
 
-from terra_sim.core.hexmap import components
+from terra_sim.core.hexmap import components, largest
 
 if TYPE_CHECKING:
     from terra_sim.games.terra_nova.state import Player, TerraNovaState
@@ -73,7 +73,7 @@ def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str) -> None:
 def network_size(s: "TerraNovaState", p: "Player") -> int:
     """Territory: the biggest group of p's buildings connected by reach (final sailing value)."""
     sail = s.data.map.sail[s.sailing(p, final=True)]
-    return max((g.bit_count() for g in components(p.buildings, s.adj, sail)), default=0)
+    return largest(components(p.buildings, s.adj, sail))
 
 
 def split_places(sizes: list[int], points: tuple[int, ...]) -> list[int]:
