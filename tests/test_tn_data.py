@@ -6,7 +6,7 @@ from tn_helpers import DATA, GAME, hx
 
 from terra_sim import get_game
 from terra_sim.core.errors import DataError, IllegalAction
-from terra_sim.core.hexmap import bits, components, join
+from terra_sim.core.hexmap import bits, components, join, largest
 from terra_sim.core.rng import stream
 from terra_sim.games.terra_nova.data import _effects, load_data
 from terra_sim.games.terra_nova.state import TerraNovaState
@@ -161,6 +161,8 @@ def test_join_gives_the_groups_a_search_gives(seed):
     h = rng.choice([x for x in land if not mask >> x & 1])
     joined = join(components(mask, MAP.neigh, sail), h, MAP.neigh[h] | sail[h])
     assert sorted(joined) == sorted(components(mask | 1 << h, MAP.neigh, sail))
+    assert largest(joined) == max(g.bit_count() for g in joined)
+    assert largest([]) == 0
 
 
 def test_bridge_sites_cross_two_river_hexes():
