@@ -1,7 +1,7 @@
 """Hex maps as integers: a hex is an int, a set of hexes is an int bitmask.
 
 Layout: rows of cells, at (row, column). A row marked `shifted` sits half a hex to the right of
-its neighbours (rows B, D, F, H on the Terra Nova board):
+its neighbours (every second row, on a board like the one below):
 
     row 0:  0,0  0,1  0,2 ...        unshifted: diagonal neighbours (r±1, c-1), (r±1, c)
     row 1:     1,0  1,1  1,2 ...     shifted:   diagonal neighbours (r±1, c),   (r±1, c+1)
@@ -107,7 +107,7 @@ class HexMap:
         self.shifted = list(shifted)
         cells = [(r, c, terrain) for r, row in enumerate(rows) for c, terrain in enumerate(row)]
         self.size = len(cells)
-        # a board may bring its own labels (Terra Mystica's skip river cells)
+        # a board may bring its own labels (say, letters and numbers that skip river cells)
         if names is None:
             names = [f"{row_names[r]}{c + 1}" for r, c, _ in cells]
         elif len(names) != self.size or len(set(names)) != self.size:
