@@ -3,17 +3,28 @@
 Each plan changes what the valuation cares about (weights) and adds a small bias for the
 actions, palaces and tiles its plan is built on; everything else (legality, exchanges, setup)
 is greedy's.
+
+Compiled, because the prefilter asks a plan's `bias` about every candidate of every decision.
+The plans stay ordinary Python classes (`native_class=False`): the registry reads their class
+attributes and users subclass them like any other bot.
 """
+
+# terra-sim: compile
 
 from __future__ import annotations
 
-from typing import Any
+from operator import itemgetter
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from strategies.terra_nova.greedy import GreedyStrategy
-from strategies.terra_nova.valuation import round_event, town_progress
+from strategies.terra_nova.valuation import round_event, town_progress, town_tile_value
 from terra_sim.games.terra_nova.actions import Action
+from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
-HOUSE_KINDS = ("build", "lake-house", "edge-house", "sun-build", "fairy-build", "bonus-build")
+HOUSE_KINDS: Final[tuple[str, ...]] = (
+    "build", "lake-house", "edge-house", "sun-build", "fairy-build", "bonus-build")
 
 
 def is_build(kind: str) -> bool:
@@ -24,7 +35,7 @@ def is_bridge(kind: str) -> bool:
     return kind == "bridge" or kind.startswith("pw-bridge")
 
 
-def event_of(state: Any, a: Action) -> str:
+def event_of(state: TerraNovaState, a: Action) -> str:
     """The round-tile event an action scores (the main one; shovels are counted apart)."""
     kind = a.kind
     if is_build(kind):
@@ -40,6 +51,7 @@ def event_of(state: Any, a: Action) -> str:
     return ""
 
 
+@mypyc_attr(native_class=False)
 class ExpanderStrategy(GreedyStrategy):
     name = "expander"
     description = ("Spreads houses over cheap ground, values reach, sailing and bridges, and "
@@ -47,7 +59,7 @@ class ExpanderStrategy(GreedyStrategy):
     plan_weights = {"reach": 0.25, "territory": 1.4, "spread": 0.8, "cluster": 0.2,
                     "sail": 1.0, "house": 1.6, "town": 0.6}
 
-    def bias(self, state: Any, p: Any, a: Action) -> float:
+    def bias(self, state: TerraNovaState, p: Player, a: Action) -> float:
         kind = a.kind
         if kind in ("sail", "pw-sail"):
             return 0.5
@@ -61,17 +73,18 @@ class ExpanderStrategy(GreedyStrategy):
             return -0.35 * state.shovels(p, a.args[0])
         return 0.0
 
-    def tile_bias(self, state: Any, p: Any, tile: str, r: int) -> float:
+    def tile_bias(self, state: TerraNovaState, p: Player, tile: str, r: int) -> float:
         b = state.data.bonus_tiles[tile]
         return 0.8 * b["spade_special"] + 0.8 * b["sail_bonus"]
 
-    def palace_side_value(self, state: Any, p: Any, side: str) -> float:
+    def palace_side_value(self, state: TerraNovaState, p: Player, side: str) -> float:
         pal = getattr(p.faction, f"{side}_palace")
         keys = ("on_build_sail", "on_build_edge_house", "lake_house_special",
                 "continent_dig_special", "max_shovels", "spade_action_power")
         return 2.0 * sum(1 for k in keys if k in pal)
 
 
+@mypyc_attr(native_class=False)
 class MerchantStrategy(GreedyStrategy):
     name = "merchant"
     description = ("Trading posts next to opponents, an early palace for its ability, "
@@ -79,7 +92,7 @@ class MerchantStrategy(GreedyStrategy):
     plan_weights = {"opponent_adjacent": 0.6, "income_coins": 0.42, "income_power": 0.2,
                     "tp": 3.6, "palace_ability": 1.3, "cluster": 0.4}
 
-    def bias(self, state: Any, p: Any, a: Action) -> float:
+    def bias(self, state: TerraNovaState, p: Player, a: Action) -> float:
         kind = a.kind
         if kind in ("upgrade", "free-tp", "inventor-tp"):
             others = state.occupied & ~p.buildings & ~state.neutral
@@ -88,11 +101,12 @@ class MerchantStrategy(GreedyStrategy):
             return 1.2 if state.round <= 3 else 0.2
         return 0.0
 
-    def tile_bias(self, state: Any, p: Any, tile: str, r: int) -> float:
+    def tile_bias(self, state: TerraNovaState, p: Player, tile: str, r: int) -> float:
         b = state.data.bonus_tiles[tile]
         return 0.15 * b["coins"] + 0.6 * b["dropout_tp_vp"]
 
 
+@mypyc_attr(native_class=False)
 class TownBuilderStrategy(GreedyStrategy):
     name = "town-builder"
     description = ("Clusters buildings to found towns early and often; picks town tiles by "
@@ -100,18 +114,18 @@ class TownBuilderStrategy(GreedyStrategy):
     plan_weights = {"town": 2.0, "cluster": 1.5, "spread": 0.0, "reach": 0.08,
                     "territory": 0.8}
 
-    def bias(self, state: Any, p: Any, a: Action) -> float:
+    def bias(self, state: TerraNovaState, p: Player, a: Action) -> float:
         kind = a.kind
         if (is_build(kind) or kind in ("upgrade", "free-tp")) and a.args:
             loose = p.buildings & ~p.towns
             return 0.4 if state.adj[a.args[0]] & loose else -0.1
         return 0.0
 
-    def palace_side_value(self, state: Any, p: Any, side: str) -> float:
+    def palace_side_value(self, state: TerraNovaState, p: Player, side: str) -> float:
         pal = getattr(p.faction, f"{side}_palace")
         return 3.0 if "town_value" in pal or "river_towns" in pal else 0.0
 
-    def choose_town(self, state: Any, p: Any, legal: list) -> Action:
+    def choose_town(self, state: TerraNovaState, p: Player, legal: list) -> Action:
         # By need: money when short of it, power when bowls are empty, sailing when it would
         # open ground, points when the game is nearly over.
         # The tiles are read from the data (what each gives), never by their numbers.
@@ -128,12 +142,13 @@ class TownBuilderStrategy(GreedyStrategy):
         tiles = [a.args[0] for a in legal]
         if all(need.get(t, 0.0) == 0.0 for t in tiles):
             return base(state, p, legal)
-        from strategies.terra_nova.valuation import town_tile_value
+        # (no lambda: mypyc cannot compile a closure in a method of a non-native class)
+        scored = [((town_tile_value(state, p, a.args[0], self.w) + need.get(a.args[0], 0.0),
+                    a.args), a) for a in legal]
+        return max(scored, key=itemgetter(0))[1]
 
-        return max(legal, key=lambda a: (town_tile_value(state, p, a.args[0], self.w)
-                                         + need.get(a.args[0], 0.0), a.args))
 
-
+@mypyc_attr(native_class=False)
 class PowerPlayerStrategy(GreedyStrategy):
     name = "power-player"
     description = ("Cycles power into power actions and faction power abilities; times its "
@@ -141,30 +156,31 @@ class PowerPlayerStrategy(GreedyStrategy):
     plan_weights = {"power_action": 0.9, "income_power": 0.32, "power3": 0.36, "power2": 0.2,
                     "pass_margin": 0.3}
 
-    def bias(self, state: Any, p: Any, a: Action) -> float:
+    def bias(self, state: TerraNovaState, p: Player, a: Action) -> float:
         kind = a.kind
         if kind.startswith(("pw-", "fairy-")) or kind == "inventor-tp":
             return 0.4
         return 0.0
 
-    def tile_bias(self, state: Any, p: Any, tile: str, r: int) -> float:
+    def tile_bias(self, state: TerraNovaState, p: Player, tile: str, r: int) -> float:
         b = state.data.bonus_tiles[tile]
         room = 2 * p.p1 + p.p2
         return 0.25 * min(b["power"], room + 2)
 
-    def palace_side_value(self, state: Any, p: Any, side: str) -> float:
+    def palace_side_value(self, state: TerraNovaState, p: Player, side: str) -> float:
         pal = getattr(p.faction, f"{side}_palace")
         return 0.4 * pal.get("income_power", 0) + 0.3 * pal.get("on_build_power", 0) + (
             2.0 if "tp_action_power" in pal or "spade_action_power" in pal else 0.0)
 
 
+@mypyc_attr(native_class=False)
 class RoundScorerStrategy(GreedyStrategy):
     name = "round-scorer"
     description = ("Plans each round around its scoring tile and saves for the next one "
                    "(bonus tiles chosen to match).")
     plan_weights = {"round_now": 2.0, "round_next": 1.0}
 
-    def bias(self, state: Any, p: Any, a: Action) -> float:
+    def bias(self, state: TerraNovaState, p: Player, a: Action) -> float:
         ev, vp = round_event(state, state.round)
         if ev and event_of(state, a) == ev:
             return 0.3 * vp
@@ -172,7 +188,7 @@ class RoundScorerStrategy(GreedyStrategy):
             return 0.5 * town_progress(state, p)
         return 0.0
 
-    def tile_bias(self, state: Any, p: Any, tile: str, r: int) -> float:
+    def tile_bias(self, state: TerraNovaState, p: Player, tile: str, r: int) -> float:
         b = state.data.bonus_tiles[tile]
         ev, vp = round_event(state, r)
         v = 0.0
