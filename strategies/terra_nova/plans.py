@@ -14,21 +14,13 @@ attributes and users subclass them like any other bot.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from strategies.terra_nova.greedy import GreedyStrategy
-from strategies.terra_nova.valuation import round_event, town_progress, town_tile_value
+from strategies.terra_nova.valuation import kind_cost, round_event, town_progress, town_tile_value
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.state import Player, TerraNovaState
-
-HOUSE_KINDS: Final[tuple[str, ...]] = (
-    "build", "lake-house", "edge-house", "sun-build", "fairy-build", "bonus-build")
-
-
-def is_build(kind: str) -> bool:
-    return kind in HOUSE_KINDS or kind.endswith(("-build", "-build-dig"))
 
 
 def is_bridge(kind: str) -> bool:
@@ -38,7 +30,7 @@ def is_bridge(kind: str) -> bool:
 def event_of(state: TerraNovaState, a: Action) -> str:
     """The round-tile event an action scores (the main one; shovels are counted apart)."""
     kind = a.kind
-    if is_build(kind):
+    if kind_cost(state, kind).builds:
         return "house"
     if kind in ("upgrade", "free-tp", "inventor-tp"):
         return "tp"
@@ -68,7 +60,7 @@ class ExpanderStrategy(GreedyStrategy):
             a_, b_ = state.data.map.bridge_sites[a.args[0]]
             far = b_ if p.buildings >> a_ & 1 else a_
             return 1.6 if not state.occupied >> far & 1 else 0.3
-        if is_build(kind) and a.args:
+        if kind_cost(state, kind).builds and a.args:
             # cheap transforms first: the plan wants many houses, not expensive ones
             return -0.35 * state.shovels(p, a.args[0])
         return 0.0
@@ -116,7 +108,7 @@ class TownBuilderStrategy(GreedyStrategy):
 
     def bias(self, state: TerraNovaState, p: Player, a: Action) -> float:
         kind = a.kind
-        if (is_build(kind) or kind in ("upgrade", "free-tp")) and a.args:
+        if (kind_cost(state, kind).builds or kind in ("upgrade", "free-tp")) and a.args:
             loose = p.buildings & ~p.towns
             return 0.4 if state.adj[a.args[0]] & loose else -0.1
         return 0.0
@@ -184,7 +176,7 @@ class RoundScorerStrategy(GreedyStrategy):
         ev, vp = round_event(state, state.round)
         if ev and event_of(state, a) == ev:
             return 0.3 * vp
-        if ev == "town" and is_build(a.kind):
+        if ev == "town" and kind_cost(state, a.kind).builds:
             return 0.5 * town_progress(state, p)
         return 0.0
 
