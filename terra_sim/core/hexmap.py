@@ -47,10 +47,20 @@ def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None
         comp = frontier = mask & -mask
         while frontier:
             grown = 0
-            for h in bits(frontier):
-                grown |= adj[h]
-                if extra is not None:
-                    grown |= extra[h]
+            # bits(frontier) inlined: the hottest loop over hexes, and a generator costs more
+            # to resume than this body costs to run
+            rest, base = frontier, 0
+            while rest:
+                chunk = rest & CHUNK_MASK
+                while chunk:
+                    low = chunk & -chunk
+                    h = base + low.bit_length() - 1
+                    grown |= adj[h]
+                    if extra is not None:
+                        grown |= extra[h]
+                    chunk ^= low
+                rest >>= CHUNK
+                base += CHUNK
             frontier = grown & mask & ~comp
             comp |= frontier
         groups.append(comp)
