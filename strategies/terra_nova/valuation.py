@@ -176,6 +176,11 @@ def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
     return out
 
 
+# The worth of a free hex by the shovels it needs (0, 1, 2, 3 or more), as constants: compiled
+# code builds a literal tuple of floats anew at every use, inside these loops over hexes.
+REACH_SHARE: Final[tuple[float, ...]] = (1.0, 0.6, 0.3, 0.2)
+
+
 def reach_value(state: TerraNovaState, p: Player,
                 memo: Context | None = None) -> tuple[float, int]:
     """(free land in reach, fewer shovels counting more; free home-terrain hexes in reach)."""
@@ -186,7 +191,7 @@ def reach_value(state: TerraNovaState, p: Player,
     ready = 0
     for h in bits(free):
         need = table[terrain[h]]
-        v += (1.0, 0.6, 0.3, 0.2)[min(need, 3)]
+        v += REACH_SHARE[min(need, 3)]
         ready += need == 0
     return v, ready
 
@@ -547,6 +552,9 @@ def shovels_used(state: TerraNovaState, p: Player, a: Action, k: KindCost | None
 
 
 # ----- hex quality -----------------------------------------------------------------------------
+ROOM_SHARE: Final[tuple[float, ...]] = (1.0, 0.5, 0.25, 0.1)  # as REACH_SHARE, room to grow
+
+
 def hex_scores(state: TerraNovaState, p: Player, targets: int,
                w: dict[str, float]) -> dict[int, float]:
     """How good each hex in `targets` is to build on for p, apart from its price."""
@@ -566,7 +574,7 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
         n_opp = (n & others).bit_count()
         room = 0.0
         for x in bits(n & free):
-            room += (1.0, 0.5, 0.25, 0.1)[min(table[terrain[x]], 3)]
+            room += ROOM_SHARE[min(table[terrain[x]], 3)]
         new_reach = ((n | sail[h]) & free & ~reach_now).bit_count()
         s = 0.25 * min(room, 4.0)
         s += w["cluster"] * min(n_own, 3) * 0.5
@@ -575,6 +583,9 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
         s += 0.05 * min(new_reach, 6)
         out[h] = s
     return out
+
+
+START_ROOM_SHARE: Final[tuple[float, ...]] = (1.0, 0.55, 0.2)  # (0, 1, 2 or more shovels)
 
 
 def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float]) -> float:
@@ -586,7 +597,7 @@ def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float
     others = state.occupied & ~own
     room = 0.0
     for x in bits(adj[h] & free):
-        room += (1.0, 0.55, 0.2)[min(state.shovels(p, x), 2)]
+        room += START_ROOM_SHARE[min(state.shovels(p, x), 2)]
     ring2 = 0
     for x in bits(adj[h]):
         ring2 |= adj[x]
