@@ -20,7 +20,7 @@ from strategies.terra_mystica.valuation import (
     spade_value,
     town_worth,
 )
-from terra_sim.core.hexmap import bits
+from terra_sim.core.hexmap import bits, count
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -53,8 +53,8 @@ def hex_score(s: TerraMysticaState, p: Player, h: int, w: dict[str, float]) -> f
     """Where a dwelling is worth building: next to own buildings (towns, network), next to
     opponents (leech, cheap trading houses), with free home terrain around it (growth)."""
     adj = s.adj[h]
-    own = (adj & p.buildings).bit_count()
-    others = (adj & s.occupied & ~p.buildings).bit_count()
+    own = count(adj & p.buildings)
+    others = count(adj & s.occupied & ~p.buildings)
     free = adj & s.data.map.land & ~s.occupied
     home = p.faction.home
     homes = sum(1 for x in bits(free) if s.terrain[x] == home)
@@ -87,7 +87,7 @@ def quick(s: TerraMysticaState, p: Player, a: Action, funding: list[Action],
             sc += need * evp
         sc += need * (p.eff.get("spade_vp", 0) + p.eff.get("spade_power", 0) * pr.power2)
         if kind == "build":
-            n = p.b["D"].bit_count()
+            n = count(p.b["D"])
             inc = p.faction.income["D"]
             sc += (inc["W"][min(n + 1, 8)] - inc["W"][n]) * pr.worker * later * w["income"]
             sc += w["building"] + hex_score(s, p, h, w) + (evp if ev == "D" else 0.0)

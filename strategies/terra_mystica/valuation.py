@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from terra_sim.core.hexmap import added, bits, components, join, largest
+from terra_sim.core.hexmap import added, bits, components, count, join, largest
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.scoring import network_size, place_points
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -122,7 +122,7 @@ class Prices:
 def income_of(s: TerraMysticaState, p: Player, with_bonus: bool = False) -> dict[str, int]:
     got = {"C": 0, "W": 0, "P": 0, "PW": 0}
     for b, rows in p.faction.income.items():
-        n = p.b[b].bit_count()
+        n = count(p.b[b])
         for r, arr in rows.items():
             got[r] += arr[n]
     favor = s.data.tiles.favor
@@ -266,10 +266,10 @@ def town_progress(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float
     for g in components(loose, s.adj):
         power = 0
         for k, m in p.b.items():
-            power += values[k] * (m & g).bit_count()
-        count = g.bit_count() + sa_extra * (p.b["SA"] & g).bit_count()
-        missing = max(max((need - power + 1) // 2, town_buildings - count), 0)
-        share = max(0.0, 1.0 - 0.3 * missing) if count >= 2 else 0.0
+            power += values[k] * count(m & g)
+        n = count(g) + sa_extra * count(p.b["SA"] & g)
+        missing = max(max((need - power + 1) // 2, town_buildings - n), 0)
+        share = max(0.0, 1.0 - 0.3 * missing) if n >= 2 else 0.0
         best = max(best, share)
     return best * 0.55 * town_worth(s, p) * w["town"]
 
@@ -323,12 +323,12 @@ def favor_value(s: TerraMysticaState, p: Player, tile: str, w: dict[str, float],
                                         else pr.res(r))
     now = later + (0 if p.passed else 1)  # this round still counts for build and pass VP
     for b, n in t["build_vp"].items():
-        left = s.data.rules["buildings"][b] - p.b[b].bit_count()
+        left = s.data.rules["buildings"][b] - count(p.b[b])
         per_round = 0.8 if b == "D" else 0.5
         v += SPECULATIVE * n * min(left, per_round * now)
     table = t["pass_tp_vp"]
     if len(table) > 1:
-        v += SPECULATIVE * now * table[min(p.b["TP"].bit_count() + 1, len(table) - 1)]
+        v += SPECULATIVE * now * table[min(count(p.b["TP"]) + 1, len(table) - 1)]
     if t["town_power"]:
         v += 0.25 * town_worth(s, p) * w["town"] * (1.0 if later >= 2 else 0.4)
     if t["action"]:
@@ -397,7 +397,7 @@ def bonus_tile_value(s: TerraMysticaState, p: Player, tile: str, coins_on: int,
         if what == "ship":
             v += n * p.ship
         else:
-            built = p.b[what].bit_count()
+            built = count(p.b[what])
             if what == "D":
                 built = max(built, min(8, built + 1))
             v += n * built
@@ -458,7 +458,7 @@ def building_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> floa
     """Buildings beyond their income: town material, leech and growth; it fades by the end."""
     n = 0.0
     for k, m in p.b.items():
-        n += BUILDING_WORTH[k] * m.bit_count()
+        n += BUILDING_WORTH[k] * count(m)
     return w["building"] * n * phase(s)
 
 

@@ -24,7 +24,7 @@ from strategies.terra_nova.valuation import (
     step_share,
     town_worth,
 )
-from terra_sim.core.hexmap import bits, components
+from terra_sim.core.hexmap import bits, components, count
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import power_action_of
@@ -89,8 +89,8 @@ class TownGroups:
         bv = state.data.building_value
         self.bv_house = bv["house"]
         for gid, g in enumerate(components(p.buildings & ~p.towns, self.tadj)):
-            n = g.bit_count()
-            nh, nt = (g & p.houses).bit_count(), (g & p.tps).bit_count()
+            n = count(g)
+            nh, nt = count(g & p.houses), count(g & p.tps)
             val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
             for h in bits(g):
                 self.groups[h] = (gid, n, val)
@@ -162,7 +162,7 @@ def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: 
     if k.builds and args:
         h = args[0]
         s += hq.get(h, 0.0) + w["house"] + (w["round_now"] * evp if ev == "house" else 0)
-        nh = p.houses.bit_count()
+        nh = count(p.houses)
         if nh < len(p.faction.house_coins):
             s += 2 * (p.faction.house_coins[nh] * w["income_coins"]
                       + p.faction.house_power[nh] * w["income_power"])
@@ -170,7 +170,7 @@ def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: 
     elif kind in ("upgrade", "free-tp", "inventor-tp"):
         h = args[0]
         s += w["tp"] + (w["round_now"] * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
-        nt = p.tps.bit_count()
+        nt = count(p.tps)
         if nt < len(p.faction.tp_coins):
             s += 2 * (p.faction.tp_coins[nt] * w["income_coins"]
                       + p.faction.tp_power[nt] * w["income_power"])

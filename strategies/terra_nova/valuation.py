@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from terra_sim.core.hexmap import added, bits, components, join, largest
+from terra_sim.core.hexmap import added, bits, components, count, join, largest
 from terra_sim.games.terra_nova import towns
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.moves import houses_left, power_action_of
@@ -122,10 +122,10 @@ def town_steps(state: TerraNovaState, p: Player, memo: Context | None = None) ->
     best = far
     groups = components(loose, adj) if memo is None else memo.loose_groups(loose, adj)
     for g in groups:
-        n = g.bit_count()
+        n = count(g)
         if min_b - n >= best:
             continue  # too small to beat the best group: no need to weigh its buildings
-        nh, nt = (g & houses).bit_count(), (g & tps).bit_count()
+        nh, nt = count(g & houses), count(g & tps)
         val = bv["house"] * nh + bv["tp"] * nt + bv["palace"] * (n - nh - nt)
         steps = max(max(min_b - n, need - val), 1)  # max of two compiles natively, of three not
         best = min(best, steps)
@@ -314,7 +314,7 @@ class Context:
     def mat_income(self, state: TerraNovaState, p: Player, same: bool) -> tuple[int, int]:
         if not same:
             return mat_income(state, p)
-        key = (p.houses.bit_count(), p.tps.bit_count())
+        key = (count(p.houses), count(p.tps))
         income = self.incomes.get(key)
         if income is None:
             income = self.incomes[key] = mat_income(state, p)
@@ -410,7 +410,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
         v += m * tile["coins"] + w["income_power"] * tile["power"]
     age = 1.0 - 0.1 * fut  # territory firms up as the game goes on
     v += w["territory"] * age * terr
-    v += w["house"] * p.houses.bit_count() + w["tp"] * p.tps.bit_count()
+    v += w["house"] * count(p.houses) + w["tp"] * count(p.tps)
     v += w["palace_ability"] * ctx.ability_value(p, same_eff) * (fut + 0.5)
     v += worth * step_share(ctx.town_steps(state, p, same))
     reach, ready = ctx.reach(state, p, same)
@@ -433,7 +433,7 @@ def next_round_readiness(state: TerraNovaState, p: Player) -> float:
     if event in ("house", "shovel"):
         return vp * min(houses_left(state, p), (p.money + p.p3) // 6) * 0.3
     if event == "tp":
-        return vp * min(p.houses.bit_count(), p.money // 8) * 0.3
+        return vp * min(count(p.houses), p.money // 8) * 0.3
     if event == "palace":
         return vp * 0.3 if p.tps and not (p.palace_left and p.palace_right) else 0.0
     if event == "town":
@@ -570,12 +570,12 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
     out = {}
     for h in bits(targets):
         n = adj[h]
-        n_own = (n & own).bit_count()
-        n_opp = (n & others).bit_count()
+        n_own = count(n & own)
+        n_opp = count(n & others)
         room = 0.0
         for x in bits(n & free):
             room += ROOM_SHARE[min(table[terrain[x]], 3)]
-        new_reach = ((n | sail[h]) & free & ~reach_now).bit_count()
+        new_reach = count((n | sail[h]) & free & ~reach_now)
         s = 0.25 * min(room, 4.0)
         s += w["cluster"] * min(n_own, 3) * 0.5
         s += (w["opponent_adjacent"] + 0.1) * min(n_opp, 3)
@@ -604,8 +604,8 @@ def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float
     ring2 &= ~adj[h] & ~(1 << h)
     room2 = sum(1 for x in bits(ring2 & free) if state.shovels(p, x) <= 1)
     s = room + 0.2 * room2
-    s += (0.5 + w["opponent_adjacent"]) * min((adj[h] & others).bit_count(), 2)
-    s += 0.3 * min((ring2 & others).bit_count(), 2)
+    s += (0.5 + w["opponent_adjacent"]) * min(count(adj[h] & others), 2)
+    s += 0.3 * min(count(ring2 & others), 2)
     if own:
         near1 = bool(adj[h] & own)
         near2 = bool(ring2 & own)
@@ -639,10 +639,10 @@ def bonus_tile_value(state: TerraNovaState, p: Player, tile: str, coins_on: int,
         v += 2.2 + (vp if event == "shovel" else 0) + w["spread"]
     if b["sail_bonus"] and p.sail < state.max_sail():
         v += 0.9 + w["sail"] + w["spread"]
-    nh = p.houses.bit_count() + (1 if houses_left(state, p) else 0)
-    nt = p.tps.bit_count() + (0.7 if p.houses else 0)
+    nh = count(p.houses) + (1 if houses_left(state, p) else 0)
+    nt = count(p.tps) + (0.7 if p.houses else 0)
     v += b["dropout_house_vp"] * nh + b["dropout_tp_vp"] * nt
-    v += b["dropout_palace_vp"] * (p.palaces.bit_count() + (0.4 if p.tps else 0))
+    v += b["dropout_palace_vp"] * (count(p.palaces) + (0.4 if p.tps else 0))
     v += b["dropout_sail_vp"] * p.sail
     return v
 

@@ -39,6 +39,19 @@ def bits(mask: int) -> Iterator[int]:
         base += CHUNK
 
 
+def count(mask: int) -> int:
+    """The hexes in `mask`, as int.bit_count() gives: mypyc has no native bit_count, so compiled
+    code would call it as a Python method on a boxed int. A mask holds few hexes (one clears per
+    pass); past 62 bits (a heap int) or below 0, the method is the cheaper or the only way."""
+    if mask > CHUNK_MASK or mask < 0:
+        return mask.bit_count()
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
 def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None) -> list[int]:
     """Connected groups of `mask` under the adjacency table `adj` (hex -> neighbour mask), with
     the links of a second table `extra` too (e.g. sailing reach) without merging the tables."""
@@ -88,7 +101,7 @@ def largest(groups: list[int]) -> int:
     would call Python's builtin from compiled code."""
     best = 0
     for g in groups:
-        n = g.bit_count()
+        n = count(g)
         if n > best:
             best = n
     return best

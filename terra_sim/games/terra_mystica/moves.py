@@ -4,7 +4,7 @@
 
 from typing import TYPE_CHECKING, Final
 
-from terra_sim.core.hexmap import bits
+from terra_sim.core.hexmap import bits, count
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.player import Player
 
@@ -144,7 +144,7 @@ def river_links(s: "TerraMysticaState", p: Player) -> list[int]:
     own = p.buildings
     out = []
     for r in bits(m.river & ~s.river_links[p.seat]):
-        if (m.neigh[r] & own).bit_count() >= 2 and s.towns_from(
+        if count(m.neigh[r] & own) >= 2 and s.towns_from(
                 p, s.river_links[p.seat] | 1 << r)[1]:
             out.append(r)
     return out

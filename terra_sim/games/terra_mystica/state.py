@@ -11,7 +11,7 @@ power offers the turn's builds make are answered after it, in turn order from th
 
 from typing import Any, Final
 
-from terra_sim.core.hexmap import bits, components
+from terra_sim.core.hexmap import bits, components, count
 from terra_sim.core.rng import stream
 from terra_sim.games.terra_mystica import moves, scoring
 from terra_sim.games.terra_mystica.actions import Action, ActionCodec
@@ -461,7 +461,7 @@ class TerraMysticaState:
     def neighbour_power(self, q: Player, h: int) -> int:
         near = self.adj[h]
         values = self.data.rules["building_power"]
-        return sum(values[k] * (m & near).bit_count() for k, m in q.b.items())
+        return sum(values[k] * count(m & near) for k, m in q.b.items())
 
     def _next_turn(self) -> None:
         n = len(self.order)
@@ -688,9 +688,9 @@ class TerraMysticaState:
             if g & p.town_mask:
                 joined |= g
                 continue
-            power = sum(values[k] * (m & g).bit_count() for k, m in p.b.items())
-            count = g.bit_count() + (rules["sa_town_buildings"] - 1) * (p.b["SA"] & g).bit_count()
-            if power >= need and count >= rules["town_buildings"]:
+            power = sum(values[k] * count(m & g) for k, m in p.b.items())
+            n = count(g) + (rules["sa_town_buildings"] - 1) * count(p.b["SA"] & g)
+            if power >= need and n >= rules["town_buildings"]:
                 founded.append(g)
         return joined, founded
 

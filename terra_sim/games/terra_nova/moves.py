@@ -4,7 +4,7 @@
 
 from typing import TYPE_CHECKING, Final
 
-from terra_sim.core.hexmap import bits
+from terra_sim.core.hexmap import bits, count
 from terra_sim.games.terra_nova.actions import Action, named, pair, single
 from terra_sim.games.terra_nova.data import PowerAction
 
@@ -56,11 +56,11 @@ def neutral_targets(s: "TerraNovaState", terrain: int) -> int:
 
 
 def houses_left(s: "TerraNovaState", p: "Player") -> int:
-    return s.data.houses - p.houses.bit_count()
+    return s.data.houses - count(p.houses)
 
 
 def tps_left(s: "TerraNovaState", p: "Player") -> int:
-    return s.data.trading_posts - p.tps.bit_count()
+    return s.data.trading_posts - count(p.tps)
 
 
 def exchanges(p: "Player") -> list[Action]:
@@ -153,7 +153,7 @@ def power_per_turn(s: "TerraNovaState", seat: int, limit: int) -> int:
 def most_next_to(adj: list[int], targets: int, mine: int) -> int:
     best = 0
     for h in bits(targets):
-        best = max(best, (adj[h] & mine).bit_count())
+        best = max(best, count(adj[h] & mine))
     return best
 
 

@@ -4,7 +4,7 @@
 
 from typing import TYPE_CHECKING
 
-from terra_sim.core.hexmap import components, largest
+from terra_sim.core.hexmap import components, count, largest
 
 if TYPE_CHECKING:
     from terra_sim.games.terra_nova.state import Player, TerraNovaState
@@ -14,7 +14,7 @@ def mat_income(s: "TerraNovaState", p: "Player") -> tuple[int, int]:
     """(coins, power) from revealed mat slots, palaces and faction: income without the bonus
     tile, which changes every round."""
     f, eff = p.faction, p.eff
-    nh, nt = p.houses.bit_count(), p.tps.bit_count()
+    nh, nt = count(p.houses), count(p.tps)
     coins = s.data.base_coins + sum(f.house_coins[:nh]) + sum(f.tp_coins[:nt])
     power = sum(f.house_power[:nh]) + sum(f.tp_power[:nt])
     return coins + eff.get("income_coins", 0), power + eff.get("income_power", 0)
@@ -41,17 +41,17 @@ def dropout_vp(s: "TerraNovaState", p: "Player") -> int:
     vp = 0
     if p.bonus:
         b = s.data.bonus_tiles[p.bonus]
-        vp += (b["dropout_house_vp"] * p.houses.bit_count()
-               + b["dropout_tp_vp"] * p.tps.bit_count()
-               + b["dropout_palace_vp"] * p.palaces.bit_count()
+        vp += (b["dropout_house_vp"] * count(p.houses)
+               + b["dropout_tp_vp"] * count(p.tps)
+               + b["dropout_palace_vp"] * count(p.palaces)
                + b["dropout_sail_vp"] * p.sail)
     if "dropout_tp_vp" in eff:
         table = eff["dropout_tp_vp"]
-        vp += table[min(p.tps.bit_count(), len(table) - 1)]
+        vp += table[min(count(p.tps), len(table) - 1)]
     if "dropout_edge_settlement_vp" in eff:
         vp += eff["dropout_edge_settlement_vp"] * sum(1 for g in settlements(s, p) if g & m.edge)
     if "dropout_inland_vp" in eff:
-        vp += eff["dropout_inland_vp"] * (p.buildings & ~m.river_adjacent).bit_count()
+        vp += eff["dropout_inland_vp"] * count(p.buildings & ~m.river_adjacent)
     return vp
 
 

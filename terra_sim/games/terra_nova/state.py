@@ -9,7 +9,7 @@ holds what changes and the rules for changing it.
 from typing import Any, Final
 
 from terra_sim.core.errors import IllegalAction
-from terra_sim.core.hexmap import bits
+from terra_sim.core.hexmap import bits, count
 from terra_sim.core.power import gain_power, spend_power
 from terra_sim.core.rng import stream
 from terra_sim.games.terra_nova import moves, scoring, towns
@@ -421,7 +421,7 @@ class TerraNovaState:
         near = self.adj[h]
         for q in self.players:
             if q is not p:
-                q.gain((near & q.buildings).bit_count())
+                q.gain(count(near & q.buildings))
 
     def _build_house(self, p: Player, h: int, cost: int) -> None:
         p.money -= cost

@@ -13,7 +13,7 @@ choose: when that changes what the action's town check gives, the check waits fo
 
 from typing import TYPE_CHECKING
 
-from terra_sim.core.hexmap import bits, components
+from terra_sim.core.hexmap import bits, components, count
 
 if TYPE_CHECKING:
     from terra_sim.games.terra_nova.state import Player, TerraNovaState
@@ -40,8 +40,8 @@ def town_adjacency(s: "TerraNovaState", p: "Player") -> list[int]:
 
 def value(s: "TerraNovaState", p: "Player", mask: int) -> int:
     bv = s.data.building_value
-    return (bv["house"] * (mask & p.houses).bit_count() + bv["tp"] * (mask & p.tps).bit_count()
-            + bv["palace"] * (mask & p.palaces).bit_count())
+    return (bv["house"] * count(mask & p.houses) + bv["tp"] * count(mask & p.tps)
+            + bv["palace"] * count(mask & p.palaces))
 
 
 def outcome(s: "TerraNovaState", seat: int, river: list[int] | None) -> tuple[int, int]:
@@ -61,13 +61,13 @@ def outcome(s: "TerraNovaState", seat: int, river: list[int] | None) -> tuple[in
     loose = p.buildings & ~in_towns
     # most actions leave too few loose buildings, or too little value, for any group of them
     # to be a town: then there is nothing to search
-    if (tiles_left <= 0 or loose.bit_count() < s.data.town_min_buildings
+    if (tiles_left <= 0 or count(loose) < s.data.town_min_buildings
             or value(s, p, loose) < need):
         return in_towns, 0
     for group in components(loose, adj, river):
         if founded >= tiles_left:
             break  # no town tile left: no town can be founded
-        if group.bit_count() >= s.data.town_min_buildings and value(s, p, group) >= need:
+        if count(group) >= s.data.town_min_buildings and value(s, p, group) >= need:
             in_towns |= group
             founded += 1
     return in_towns, founded
