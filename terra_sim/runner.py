@@ -56,6 +56,11 @@ MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little
 # Automatic chunks grow from one game toward this many seconds of play: the first results
 # (and the ETA) come within a second, and a kill loses at most a few seconds of work.
 CHUNK_TARGET_S = 2.0
+# The last chunks shrink so that the workers finish together, but not below this much play:
+# each chunk costs the parent a part file per table, milliseconds that the workers wait for
+# when no core is spare, and at a few milliseconds a game a one-game chunk costs more than half
+# its play again.
+TAIL_S = 0.05
 # A chunk whose worker dies is played again once; after a second death, game by game.
 CHUNK_ATTEMPTS = 2
 # Setup keys that have columns or manifest fields of their own; the rest is the games' `setup`.
@@ -478,8 +483,8 @@ def _open_run_dir(cfg: RunConfig, run_dir: Path) -> dict[str, Any] | None:
 class ChunkSizer:
     """Games per chunk. A fixed size when the config gives one; else measured: the first
     chunks hold one game, later ones grow (at most doubling) toward CHUNK_TARGET_S seconds of
-    play, and the last ones shrink so that no worker idles long at the end. Chunking never
-    changes a game: game i depends on the plan and i alone."""
+    play, and the last ones shrink (to TAIL_S seconds of play) so that no worker idles long at
+    the end. Chunking never changes a game: game i depends on the plan and i alone."""
 
     def __init__(self, fixed: int, workers: int):
         self.fixed, self.workers = fixed, workers
@@ -492,12 +497,12 @@ class ChunkSizer:
     def next(self, left: int) -> int:
         if self.fixed:
             return self.fixed
-        size = 1
+        size = floor = 1
         if self.games:
-            per_game = self.play_s / self.games
-            size = max(1, min(MAX_CHUNK, int(CHUNK_TARGET_S / max(per_game, 1e-6)),
-                              2 * self.last))
-        size = min(size, max(1, math.ceil(left / (3 * self.workers))))
+            per_game = max(self.play_s / self.games, 1e-6)
+            size = max(1, min(MAX_CHUNK, int(CHUNK_TARGET_S / per_game), 2 * self.last))
+            floor = math.ceil(TAIL_S / per_game)
+        size = min(size, max(floor, math.ceil(left / (3 * self.workers))))
         self.last = size
         return size
 

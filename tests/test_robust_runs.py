@@ -142,6 +142,14 @@ def test_chunks_start_with_one_game_and_grow_toward_seconds_of_play():
     assert ChunkSizer(7, workers=2).next(1000) == 7
 
 
+def test_the_last_chunks_shrink_to_a_floor_of_play_time():
+    sizer = ChunkSizer(0, workers=2)
+    sizer.next(1000)
+    sizer.observe(1, 0.01)  # 10 ms a game: TAIL_S (50 ms) of play is 5 games
+    tail = [sizer.next(left) for left in (600, 60, 12, 3)]
+    assert tail == [2, 4, 5, 5]  # (still doubling), left / 6, then the floor
+
+
 def test_automatic_chunks_write_the_first_game_at_once_and_change_no_game(tmp_path):
     kw = {"games": 30, "strategies": "random", "players": "2,3"}
     auto = run_tournament(out=tmp_path / "auto", workers=2, **kw)
