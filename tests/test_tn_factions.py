@@ -49,7 +49,7 @@ def pending_towns(s, seat=0) -> int:
 def test_town_founded_at_4_buildings_worth_7():
     s = town_ready("golems")
     do(s, "build D5")
-    assert s.pending == [("town", 0)] and s.current_player() == 0
+    assert s.pending == (("town", 0),) and s.current_player() == 0
     assert texts(s) == {"town 1", "town 2", "town 3", "town 4"}
     do(s, "town 3")
     p = s.players[0]
@@ -112,7 +112,7 @@ def test_town_via_a_bridge():
                  money={0: 10})
     assert not s.pending
     do(s, "bridge C3-E3")
-    assert s.pending == [("town", 0)]
+    assert s.pending == (("town", 0),)
     do(s, "town 3")
     assert s.players[0].towns == mask(["E3", "E4", "C3", "B3"])
 
@@ -131,7 +131,7 @@ def test_building_next_to_a_town_expands_it_and_cannot_found_a_new_one():
     # control: without the town next door, E3 founds a town with G
     s = position(["golems", "sea-dogs"], **kw)
     do(s, "build E3")
-    assert s.pending == [("town", 0)]
+    assert s.pending == (("town", 0),)
     do(s, "town 1")
     assert s.players[0].towns == mask(["E4", "F3", "D4", "E3"])
 
@@ -163,7 +163,7 @@ def test_upgrade_can_found_a_town():
     s = position(["golems", "sea-dogs"], houses={0: ["E4", "E5"]}, tps={0: ["D4", "D5"]},
                  money={0: 10})
     do(s, "upgrade E4")  # 2 + 1 + 2 + 2 = 7
-    assert s.pending == [("town", 0)]
+    assert s.pending == (("town", 0),)
 
 
 # --- right palace "town value 6" (all A sides) ----------------------------------------------------
@@ -177,7 +177,7 @@ def test_right_palace_town_value_6_founded_by_building_the_palace(faction):
                         tps={0: ["E4"]}, money={0: 14})
     s = make()
     do(s, "palace E4 right")
-    assert s.pending == [("town", 0)]
+    assert s.pending == (("town", 0),)
     assert s.players[0].eff["town_value"] == 6
     s = make()
     do(s, "palace E4 left")
@@ -258,9 +258,9 @@ def test_sea_dogs_town_across_one_river_hex():
     # bridge. It is up to you if and when you use this ability."
     s = river_town("sea-dogs")
     do(s, "build G6")
-    assert s.pending == [("river", 0)] and texts(s) == {"river-link", "no-link"}
+    assert s.pending == (("river", 0),) and texts(s) == {"river-link", "no-link"}
     do(s, "river-link")
-    assert s.pending == [("town", 0)]
+    assert s.pending == (("town", 0),)
     do(s, "town 3")
     assert s.players[0].towns == mask(["E4", "E5", "G5", "G6"])
     s = river_town("sea-dogs")
@@ -297,7 +297,7 @@ def test_sea_dogs_may_decline_the_river_link_for_more_towns():
 def test_sea_dogs_town_without_the_river_needs_no_decision():
     s = town_ready("sea-dogs")  # E4 E5 D4 D5: no own building across the river
     do(s, "build D5")
-    assert s.pending == [("town", 0)]
+    assert s.pending == (("town", 0),)
 
 
 def test_sea_dogs_town_not_across_two_river_hexes():
@@ -384,7 +384,7 @@ def test_fire_sprites_left_palace_free_edge_house():
     s = position(["fire-sprites", "sea-dogs"], tps={0: ["E4"]}, houses={1: ["A2"]},
                  money={0: 14}, round_tile="house-1")
     do(s, "palace E4 left")
-    assert s.pending == [("edge", 0)] and s.current_player() == 0
+    assert s.pending == (("edge", 0),) and s.current_player() == 0
     edge = {x for x in texts(s) if x.startswith("edge-house")}
     assert len(edge) == 28 - 1 and "edge-house A2" not in edge and "edge-skip" in texts(s)
     assert "edge-house E5" not in edge  # not at the edge

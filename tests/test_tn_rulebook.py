@@ -18,6 +18,7 @@ from tn_helpers import (
 
 from terra_sim.core.power import gain_power, spend_power
 from terra_sim.games.terra_nova import scoring
+from terra_sim.games.terra_nova.state import replaced
 
 # --- the rulebook's worked examples -------------------------------------------------------------
 
@@ -227,7 +228,7 @@ def test_at_most_3_bridges():
     assert s.bridge_owner.count(0) == 3
     p.p3, p.p1, p.p2 = 8, 0, 0
     p.houses |= mask(["E6"])  # new sites open next to E6, but no bridge is left
-    s.terrain[hx("E6")] = p.faction.home
+    s.terrain = replaced(s.terrain, hx("E6"), p.faction.home)
     s.occupied |= mask(["E6"])
     assert not any("bridge" in t for t in texts(s))
 
@@ -446,7 +447,7 @@ def test_first_to_drop_out_starts_next_round_and_coins_on_unclaimed_tiles():
     while s.stage == "exchange":
         do(s, "done")
     assert s.round == 2 and s.current_player() == 1
-    assert s.order == [1, 2, 0]
+    assert s.order == (1, 2, 0)
     # seat 0 returned A: every tile next to the board gets 1 more coin at round end
     assert s.supply == {"A": 1, "E": 1, "F": 3}
     assert [p.bonus for p in s.players] == ["C", "D", "B"]
@@ -550,7 +551,7 @@ def test_dropout_turn_order_variant():
         do(s, f"place {rng_places[seat].pop(0)}")
     for _ in range(3):
         s.apply(s.legal_actions()[0])
-    assert s.stage == "actions" and s.order == [0, 1, 2]
+    assert s.stage == "actions" and s.order == (0, 1, 2)
     do(s, "pw-coins")  # seat 0
     do(s, "sail")  # seat 1
     do(s, f"pass {sorted(s.supply)[0]}")  # seat 2 drops out first
@@ -560,4 +561,4 @@ def test_dropout_turn_order_variant():
     while s.stage == "exchange":
         do(s, "done")
     # the order of dropping out, not clockwise from the first ([2, 0, 1])
-    assert s.round == 2 and s.order == [2, 1, 0] and s.current_player() == 2
+    assert s.round == 2 and s.order == (2, 1, 0) and s.current_player() == 2

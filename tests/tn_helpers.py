@@ -16,7 +16,7 @@ the set of legal action texts.
 """
 
 from terra_sim import get_game
-from terra_sim.games.terra_nova.state import CAT
+from terra_sim.games.terra_nova.state import CAT, replaced
 
 GAME = get_game("terra-nova")
 DATA = GAME.data
@@ -71,7 +71,7 @@ def _build(s, seat: int, names, attr: str) -> None:
         h = hx(n)
         assert not s.occupied >> h & 1, f"{n} is occupied twice"
         assert MAP.land >> h & 1, f"{n} is a river hex"
-        s.terrain[h] = p.faction.home
+        s.terrain = replaced(s.terrain, h, p.faction.home)
         setattr(p, attr, getattr(p, attr) | 1 << h)
         s.occupied |= 1 << h
 
@@ -90,7 +90,7 @@ def position(factions, *, houses=None, tps=None, palaces=None, bonus=None, suppl
     """
     s = GAME.new_state(list(factions), seed)
     for name, t in (terrain or {}).items():
-        s.terrain[hx(name)] = DATA.ring.index(t)
+        s.terrain = replaced(s.terrain, hx(name), DATA.ring.index(t))
     for seat, names in (houses or {}).items():
         _build(s, seat, names, "houses")
     for seat, names in (tps or {}).items():
@@ -122,7 +122,7 @@ def position(factions, *, houses=None, tps=None, palaces=None, bonus=None, suppl
         s.players[seat].sail = level
     if round_tile is not None:
         s.round_tiles = [round_tile] + [t for t in s.round_tiles if t != round_tile][:4]
-    s.queue = []
+    s.queue = ()
     s.round = 1
     s.stage = "actions"
     s.turn = s.order.index(to_move)

@@ -223,7 +223,7 @@ class Context:
         self.others_network = others_network
         self.adj: list[int] | None = None
         self.eff: dict[str, Any] | None = None
-        self.terrain: list[int] = []
+        self.terrain: tuple[int, ...] = ()
         self.networks: dict[tuple[int, int], int] = {}
         self.steps: dict[tuple[int, int, int, int, int], int] = {}
         self.reaches: dict[tuple[int, int, int], tuple[float, int]] = {}
@@ -239,7 +239,7 @@ class Context:
     def same_abilities(self, state: TerraNovaState, p: Player) -> bool:
         """Whether p (the deciding seat) still has the abilities the memo holds."""
         if self.adj is None:
-            self.adj, self.eff, self.terrain = state.adj, p.eff, state.terrain[:]
+            self.adj, self.eff, self.terrain = state.adj, p.eff, state.terrain
             return True
         return p.eff is self.eff
 
@@ -340,7 +340,8 @@ class Context:
         return worth
 
     def reach(self, state: TerraNovaState, p: Player, same: bool) -> tuple[float, int]:
-        if not same or state.terrain != self.terrain:
+        # (terrain is replaced on a dig, never changed in place: the same tuple is the same land)
+        if not same or (state.terrain is not self.terrain and state.terrain != self.terrain):
             return reach_value(state, p)
         key = (p.buildings, state.sailing(p), state.occupied)
         value = self.reaches.get(key)

@@ -58,16 +58,18 @@ def dropout_vp(s: "TerraNovaState", p: "Player") -> int:
 def drop_out(s: "TerraNovaState", seat: int, p: "Player", tile: str) -> None:
     from terra_sim.games.terra_nova.state import CAT
 
-    s.pass_order.append(seat)  # the first to drop out starts the next round
+    s.pass_order += (seat,)  # the first to drop out starts the next round
     p.passed = True
-    p.vp[CAT["dropout"]] += dropout_vp(s, p)
+    p.score(CAT["dropout"], dropout_vp(s, p))
     if "dropout_settlement_power" in p.eff:
         s.own_gain(p, p.eff["dropout_settlement_power"] * len(settlements(s, p)))
     # The tile is swapped in the last round too: its coins count in the money scoring.
     old = p.bonus
-    p.money += s.supply.pop(tile)
+    supply = dict(s.supply)  # replaced, never changed in place: clones share it
+    p.money += supply.pop(tile)
     p.bonus = tile
-    s.supply[old] = 0
+    supply[old] = 0
+    s.supply = supply
 
 
 def network_size(s: "TerraNovaState", p: "Player") -> int:
@@ -95,8 +97,8 @@ def final_scoring(s: "TerraNovaState") -> None:
     for p in s.players:
         p.money += p.p3
         p.p1, p.p3 = p.p1 + p.p3, 0
-        p.vp[CAT["money"]] += p.money // s.data.coins_per_vp
+        p.score(CAT["money"], p.money // s.data.coins_per_vp)
     sizes = [network_size(s, p) for p in s.players]
     for p, pts in zip(s.players, split_places(sizes, s.data.territory_points), strict=True):
-        p.vp[CAT["territory"]] += pts
+        p.score(CAT["territory"], pts)
 

@@ -6,6 +6,7 @@ holds what changes and the rules for changing it.
 
 # terra-sim: compile
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from terra_sim.core.errors import IllegalAction
@@ -22,6 +23,14 @@ CAT: Final = {c: i for i, c in enumerate(CATEGORIES)}
 INCOME_KEYS: Final[tuple[str, ...]] = ("income_power", "income_coins")
 
 
+def replaced(items: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
+    """`items` with item i set to `value`: the state's sequences are tuples, replaced and never
+    changed in place, so that a clone shares them instead of copying each one."""
+    out = list(items)
+    out[i] = value
+    return tuple(out)
+
+
 class Player:
     """One seat's pieces and resources. Plain ints and bitmasks, so copying is cheap."""
 
@@ -34,7 +43,8 @@ class Player:
     def __init__(self, faction: Faction, eff: dict[str, Any], money: int, p1: int, p2: int,
                  p3: int, houses: int, tps: int, palace_left: int, palace_right: int, sail: int,
                  bridges: int, towns: int, tiles_used: tuple[int, ...], bonus: str,
-                 vp: list[int], passed: bool, used: frozenset[str], placed: list[int]):
+                 vp: tuple[int, ...], passed: bool, used: frozenset[str],
+                 placed: tuple[int, ...]):
         # Every field as an argument: the one constructor serves a new seat and a copy alike,
         # as compiled classes (mypyc) have no other way to make an instance.
         self.faction = faction
@@ -48,7 +58,7 @@ class Player:
         self.towns = towns  # buildings that belong to a town
         self.tiles_used = tiles_used
         self.bonus = bonus  # bonus tile held
-        self.vp = vp
+        self.vp = vp  # by category (CATEGORIES); replaced, never changed in place
         self.passed = passed
         self.used = used  # special/personal actions used this round
         self.placed = placed  # hexes built on in the current action (town expansion)
@@ -58,14 +68,14 @@ class Player:
         p1, p2, p3 = data.start_power
         return Player(faction, dict(faction.ability), faction.start_money, p1, p2, p3, 0, 0, 0,
                       0, 0, data.bridges, 0, (), "",
-                      [faction.start_vp] + [0] * (len(CATEGORIES) - 1), False, frozenset(), [])
+                      (faction.start_vp,) + (0,) * (len(CATEGORIES) - 1), False, frozenset(), ())
 
     def copy(self) -> "Player":
-        # Search bots copy players thousands of times per game.
+        # Bots copy players thousands of times per game: every field is an int or shared.
         return Player(self.faction, self.eff, self.money, self.p1, self.p2, self.p3,
                       self.houses, self.tps, self.palace_left, self.palace_right, self.sail,
-                      self.bridges, self.towns, self.tiles_used, self.bonus, self.vp[:],
-                      self.passed, self.used, self.placed[:])
+                      self.bridges, self.towns, self.tiles_used, self.bonus, self.vp,
+                      self.passed, self.used, self.placed)
 
     @property
     def palaces(self) -> int:
@@ -78,6 +88,10 @@ class Player:
     @property
     def total_vp(self) -> int:
         return sum(self.vp)
+
+    def score(self, category: int, vp: int) -> None:
+        if vp:
+            self.vp = replaced(self.vp, category, self.vp[category] + vp)
 
     def gain(self, amount: int) -> None:
         if amount > 0:
@@ -97,13 +111,16 @@ class TerraNovaState:
     """Everything that changes during a game. Implements terra_sim.core.protocol.State."""
 
     def __init__(self, data: TerraNovaData, codec: ActionCodec, seed: int, variant: str,
-                 turn_order: str, players: list[Player], terrain: list[int], adj: list[int],
-                 bridge_owner: list[int], neutral: int, occupied: int, round: int,
-                 used_power: frozenset[str], pending: list[tuple[str, int]], stage: str,
-                 queue: list[tuple[int, int]], order: list[int], turn: int, turn_done: bool,
-                 pass_order: list[int], round_tiles: list[str], bonus_tiles: list[str],
-                 supply: dict[str, int], neutral_terrain: int, window: int):
+                 turn_order: str, players: list[Player], terrain: tuple[int, ...],
+                 adj: list[int], bridge_owner: tuple[int, ...], neutral: int, occupied: int,
+                 round: int, used_power: frozenset[str], pending: tuple[tuple[str, int], ...],
+                 stage: str, queue: tuple[tuple[int, int], ...], order: tuple[int, ...],
+                 turn: int, turn_done: bool, pass_order: tuple[int, ...], round_tiles: list[str],
+                 bonus_tiles: list[str], supply: Mapping[str, int], neutral_terrain: int,
+                 window: int):
         # Every field as an argument, like Player's: `start` sets up a game, `clone` copies one.
+        # Besides the players, every field is a number or shared with the clones: the sequences
+        # are tuples and the supply is replaced, never changed in place.
         self.data = data
         self.codec = codec
         self.seed = seed
@@ -147,9 +164,9 @@ class TerraNovaState:
         m = data.map
         s = TerraNovaState(
             data, codec, seed, variant, turn_order,
-            [Player.start(data.factions[f], data) for f in factions], list(data.terrain_of),
-            m.land_neigh, [-1] * len(m.bridge_sites), 0, 0, 0, frozenset(), [], "setup-house", [],
-            list(range(n)), 0, False, [], round_tiles, bonus_tiles,
+            [Player.start(data.factions[f], data) for f in factions], tuple(data.terrain_of),
+            m.land_neigh, (-1,) * len(m.bridge_sites), 0, 0, 0, frozenset(), (), "setup-house",
+            (), tuple(range(n)), 0, False, (), round_tiles, bonus_tiles,
             {t: 0 for t in bonus_tiles}, -1, 0)
         if variant == "planner":
             used = {data.factions[f].color for f in factions}
@@ -157,7 +174,7 @@ class TerraNovaState:
                                   if fa.color not in used}.items())
             s.neutral_terrain = rng.choice(free_colors)[1]
             s.stage = "setup-neutral"
-            s.queue = [(i, s.neutral_terrain) for i in range(n)]
+            s.queue = tuple((i, s.neutral_terrain) for i in range(n))
         else:
             s.queue = s._house_queue()
         return s
@@ -200,10 +217,10 @@ class TerraNovaState:
     def clone(self) -> "TerraNovaState":
         return TerraNovaState(
             self.data, self.codec, self.seed, self.variant, self.turn_order,
-            [p.copy() for p in self.players], self.terrain[:], self.adj, self.bridge_owner[:],
-            self.neutral, self.occupied, self.round, self.used_power, self.pending[:],
-            self.stage, self.queue[:], self.order[:], self.turn, self._turn_done,
-            self.pass_order[:], self.round_tiles, self.bonus_tiles, dict(self.supply),
+            [p.copy() for p in self.players], self.terrain, self.adj, self.bridge_owner,
+            self.neutral, self.occupied, self.round, self.used_power, self.pending,
+            self.stage, self.queue, self.order, self.turn, self._turn_done,
+            self.pass_order, self.round_tiles, self.bonus_tiles, self.supply,
             self.neutral_terrain, self.window)
 
     def render(self) -> str:
@@ -254,7 +271,7 @@ class TerraNovaState:
             return
         tile_event, vp = self.data.round_tiles[self.round_tiles[self.round - 1]]
         if tile_event == event:
-            p.vp[CAT["round"]] += vp * times
+            p.score(CAT["round"], vp * times)
 
     # ----- applying actions ----------------------------------------------------------------------
     def apply(self, action: Action) -> None:
@@ -262,7 +279,8 @@ class TerraNovaState:
         p = self.players[seat]
         kind, args = action
         if self.pending:
-            decision = self.pending.pop(0)[0]
+            decision = self.pending[0][0]
+            self.pending = self.pending[1:]
             if decision == "town":
                 towns.take_tile(self, p, args[0])
             elif decision == "river":
@@ -274,24 +292,24 @@ class TerraNovaState:
             self._after_turn_step()
             return
         if self.stage in ("setup-neutral", "lucky"):
-            self.queue.pop(0)
+            self.queue = self.queue[1:]
             self.neutral |= 1 << args[0]
             self.occupied |= 1 << args[0]
         elif self.stage == "setup-house":
-            self.queue.pop(0)
+            self.queue = self.queue[1:]
             p.houses |= 1 << args[0]
             self.occupied |= 1 << args[0]
         elif self.stage == "setup-bonus":
-            self.queue.pop(0)
+            self.queue = self.queue[1:]
             p.bonus = args[0]
-            del self.supply[args[0]]
+            self.supply = {t: c for t, c in self.supply.items() if t != args[0]}
         elif self.stage in ("exchange", "final-exchange"):
             if kind == "done":
-                self.queue.pop(0)
+                self.queue = self.queue[1:]
             else:
                 self._free_action(p, kind, args)
                 if not self._can_exchange(p, self.stage == "final-exchange"):
-                    self.queue.pop(0)
+                    self.queue = self.queue[1:]
         elif self.window == 1:  # the exchange after the turn's action
             if kind == "done":
                 self.window = 2
@@ -316,7 +334,7 @@ class TerraNovaState:
         else:
             power, vp = p.eff["power_to_vp"]
             p.spend(power)
-            p.vp[CAT["faction"]] += vp
+            p.score(CAT["faction"], vp)
 
     def _can_exchange(self, p: Player, final: bool) -> bool:
         ptv = p.eff.get("power_to_vp")
@@ -325,7 +343,7 @@ class TerraNovaState:
         return p.p3 > 0
 
     def _turn_action(self, seat: int, p: Player, kind: str, args: tuple) -> None:
-        p.placed = []
+        p.placed = ()
         data = self.data
         if kind == "pass":
             scoring.drop_out(self, seat, p, args[0])
@@ -403,7 +421,7 @@ class TerraNovaState:
             self._build_house(p, house, self.data.costs["house"])
 
     def _transform(self, p: Player, h: int) -> None:
-        self.terrain[h] = p.faction.home
+        self.terrain = replaced(self.terrain, h, p.faction.home)
 
     def own_gain(self, p: Player, amount: int) -> None:
         """Power the actor's own action (or its town tile, or its drop-out) gives it.
@@ -427,16 +445,16 @@ class TerraNovaState:
         p.money -= cost
         p.houses |= 1 << h
         self.occupied |= 1 << h
-        p.placed.append(h)
+        p.placed += (h,)
         self.round_event(p, "house")
-        p.vp[CAT["faction"]] += p.eff.get("house_vp", 0)
+        p.score(CAT["faction"], p.eff.get("house_vp", 0))
         self._others_gain(p, h)
         for q in self.players:
             if q is not p and "others_house_power" in q.eff:
                 q.gain(q.eff["others_house_power"][self.n])
 
     def _upgraded(self, p: Player, h: int) -> None:
-        p.placed.append(h)
+        p.placed += (h,)
         self._others_gain(p, h)
         for q in self.players:
             if q is not p and "others_upgrade_money" in q.eff:
@@ -445,7 +463,7 @@ class TerraNovaState:
     def _place_tp(self, p: Player, h: int, upgrade: bool) -> None:
         if upgrade:
             p.houses &= ~(1 << h)
-            p.vp[CAT["faction"]] += p.eff.get("tp_upgrade_vp", 0)
+            p.score(CAT["faction"], p.eff.get("tp_upgrade_vp", 0))
         p.tps |= 1 << h
         self.occupied |= 1 << h
         self.round_event(p, "tp")
@@ -466,17 +484,17 @@ class TerraNovaState:
             self.advance_sail(p)
         self.own_gain(p, palace.get("on_build_power", 0))
         if palace.get("on_build_edge_house"):
-            self.pending.append(("edge", seat))
+            self.pending += (("edge", seat),)
 
     def advance_sail(self, p: Player) -> None:
         if p.sail < self.max_sail():
             p.sail += 1
-            p.vp[CAT["sailing"]] += self.data.sailing_vp[p.sail]
+            p.score(CAT["sailing"], self.data.sailing_vp[p.sail])
             self.round_event(p, "sail")
 
     def _build_bridge(self, seat: int, p: Player, site: int) -> None:
         p.bridges -= 1
-        self.bridge_owner[site] = seat
+        self.bridge_owner = replaced(self.bridge_owner, site, seat)
         a, b = self.data.map.bridge_sites[site]
         adj = self.adj[:]
         adj[a] |= 1 << b
@@ -484,12 +502,12 @@ class TerraNovaState:
         self.adj = adj
 
     # ----- flow ---------------------------------------------------------------------------------
-    def _house_queue(self) -> list[tuple[int, int]]:
+    def _house_queue(self) -> tuple[tuple[int, int], ...]:
         n = self.n
         q = [(s, 0) for s in range(n)] + [(s, 0) for s in reversed(range(n))]
         for s, p in enumerate(self.players):
             q += [(s, 0)] * p.eff.get("extra_start_houses", 0)
-        return q
+        return tuple(q)
 
     def _after_turn_step(self) -> None:
         if not self.pending:
@@ -506,7 +524,7 @@ class TerraNovaState:
                 return
             if self.queue:
                 if self.stage == "lucky" and not moves.neutral_targets(self, self.queue[0][1]):
-                    self.queue.pop(0)  # no free marked hex: the house is discarded
+                    self.queue = self.queue[1:]  # no free marked hex: the house is discarded
                     continue
                 return
             self._next_stage()
@@ -533,10 +551,9 @@ class TerraNovaState:
             self.queue = self._house_queue()
         elif self.stage == "setup-house":
             self.stage = "setup-bonus"
-            self.queue = [(s, 0) for s in reversed(range(self.n))]
+            self.queue = tuple((s, 0) for s in reversed(range(self.n)))
         elif self.stage == "setup-bonus":
-            for t in self.supply:
-                self.supply[t] += 1
+            self.supply = {t: c + 1 for t, c in self.supply.items()}
             self._start_round()
         elif self.stage == "lucky":
             self._income_and_actions()
@@ -557,7 +574,7 @@ class TerraNovaState:
                             if fa.color not in chosen}.items())
             drawn = rng.sample(homes, 2)
             start = self.order[0]
-            self.queue = [(start, drawn[0][1]), ((start + 1) % self.n, drawn[1][1])]
+            self.queue = ((start, drawn[0][1]), ((start + 1) % self.n, drawn[1][1]))
             return
         self._income_and_actions()
 
@@ -569,19 +586,19 @@ class TerraNovaState:
         self.stage = "actions"
         self.turn = 0
         self._turn_done = False
-        self.pass_order = []
+        self.pass_order = ()
 
     def _end_actions(self) -> None:
         self.window = 0
         if self.turn_order == "dropout":
-            self.order = self.pass_order[:]
+            self.order = self.pass_order
         else:
             start = self.pass_order[0]
-            self.order = [(start + i) % self.n for i in range(self.n)]
+            self.order = tuple((start + i) % self.n for i in range(self.n))
         final = self.round == self.data.rounds
         self.stage = "final-exchange" if final else "exchange"
-        self.queue = [(s, 0) for s in self.order
-                      if self._can_exchange(self.players[s], final)]
+        self.queue = tuple((s, 0) for s in self.order
+                           if self._can_exchange(self.players[s], final))
 
     def _cleanup(self) -> None:
         """Phase 3: clear X-tokens, a coin on every unclaimed bonus tile, planner neutrals."""
@@ -589,8 +606,7 @@ class TerraNovaState:
         for p in self.players:
             p.used = frozenset()
             p.passed = False
-        for t in self.supply:
-            self.supply[t] += 1
+        self.supply = {t: c + 1 for t, c in self.supply.items()}
         if self.variant == "planner" and self.round == 3:
             marked = sum(1 << h for h in self.data.neutral_spaces[self.neutral_terrain])
             free = marked & ~self.occupied

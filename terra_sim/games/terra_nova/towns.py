@@ -83,7 +83,7 @@ def check(s: "TerraNovaState", seat: int) -> None:
         # no loose building with one of p's buildings across one river hex: the link can't
         # change anything, so the (frequent) check costs nothing more
         if any(river[h] & p.buildings for h in bits(loose)) and outcome(s, seat, river) != land:
-            s.pending.append(("river", seat))  # p.placed stays for resolve()
+            s.pending += (("river", seat),)  # p.placed stays for resolve()
             return
     settle(s, seat, land)
 
@@ -96,9 +96,8 @@ def resolve(s: "TerraNovaState", seat: int, use_river: bool) -> None:
 def settle(s: "TerraNovaState", seat: int, result: tuple[int, int]) -> None:
     p = s.players[seat]
     p.towns = result[0]
-    p.placed = []
-    for _ in range(result[1]):
-        s.pending.append(("town", seat))
+    p.placed = ()
+    s.pending += (("town", seat),) * result[1]
 
 
 def take_tile(s: "TerraNovaState", p: "Player", tile: int) -> None:
@@ -107,7 +106,7 @@ def take_tile(s: "TerraNovaState", p: "Player", tile: int) -> None:
 
     t = s.data.town_tiles[tile]
     p.tiles_used = (*p.tiles_used, tile)
-    p.vp[CAT["town"]] += t["vp"] + p.eff.get("town_vp", 0)
+    p.score(CAT["town"], t["vp"] + p.eff.get("town_vp", 0))
     p.money += t["coins"]
     s.own_gain(p, t["power"])
     for _ in range(t["sail"]):
