@@ -261,7 +261,7 @@ def test_the_valuation_memo_gives_what_a_fresh_valuation_gives(seed):
     class Checking(GreedyStrategy):
         def evaluate(self, state, seat, p, top, extra):
             nonlocal checked
-            ctx = Context.of(state, seat, self.w)
+            ctx = Context.of(state, seat, self.weights)
             states = [state]
             for a in top:
                 c = state.clone()
@@ -271,7 +271,7 @@ def test_the_valuation_memo_gives_what_a_fresh_valuation_gives(seed):
                 self.settle(c, seat)
                 states.append(c)
             for c in states:
-                fresh = Context(seat, self.w, ctx.fut, ctx.others_network)
+                fresh = Context(seat, self.weights, ctx.fut, ctx.others_network)
                 assert valuation(c, seat, ctx) == valuation(c, seat, fresh)
                 checked += 1
             return super().evaluate(state, seat, p, top, extra)

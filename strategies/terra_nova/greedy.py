@@ -7,12 +7,14 @@ Dogs' river links, power exchanges, free edge houses) lives here once.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from strategies.terra_nova import prefilter
 from strategies.terra_nova.valuation import (
     DEFAULT_WEIGHTS,
     Context,
+    Weights,
     bonus_tile_value,
     hex_scores,
     placement_score,
@@ -33,6 +35,10 @@ class GreedyStrategy(WeightedStrategy):
     games = ("terra-nova",)
     vp_affects_play = False  # its valuation counts VP earned, never the score
     default_weights = DEFAULT_WEIGHTS
+
+    def __init__(self, rng: random.Random, **params: Any):
+        super().__init__(rng, **params)
+        self.weights = Weights(**self.w)  # what the (compiled) valuation reads
 
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
@@ -72,12 +78,13 @@ class GreedyStrategy(WeightedStrategy):
 
     # ----- non-turn decisions ----------------------------------------
     def choose_town(self, state: Any, p: Any, legal: list) -> Action:
-        return max(legal, key=lambda a: (town_tile_value(state, p, a.args[0], self.w), a.args))
+        return max(legal, key=lambda a: (town_tile_value(state, p, a.args[0], self.weights),
+                                         a.args))
 
     def choose_river(self, state: Any, seat: int, legal: list) -> Action:
         """Sea Dogs: towns across the river or not, whichever the valuation likes better (a town
         now, or buildings kept loose for more towns later)."""
-        ctx = Context.of(state, seat, self.w)
+        ctx = Context.of(state, seat, self.weights)
         scored = []
         for a in legal:
             c = state.clone()
@@ -96,11 +103,11 @@ class GreedyStrategy(WeightedStrategy):
         houses = [a for a in legal if a.kind == "edge-house"]
         if not houses:
             return legal[0]
-        scores = hex_scores(state, p, sum(1 << a.args[0] for a in houses), self.w)
+        scores = hex_scores(state, p, sum(1 << a.args[0] for a in houses), self.weights)
         return max(houses, key=lambda a: (scores[a.args[0]], -a.args[0]))
 
     def choose_place(self, state: Any, p: Any, legal: list) -> Action:
-        return max(legal, key=lambda a: placement_score(state, p, a.args[0], self.w)
+        return max(legal, key=lambda a: placement_score(state, p, a.args[0], self.weights)
                    + 0.05 * self.rng.random())
 
     def choose_neutral(self, state: Any, p: Any, legal: list) -> Action:
@@ -124,7 +131,7 @@ class GreedyStrategy(WeightedStrategy):
     def choose_tile(self, state: Any, p: Any, legal: list, r: int) -> Action:
         def score(a: Action) -> float:
             t = a.args[0]
-            return (bonus_tile_value(state, p, t, state.supply.get(t, 0), r, self.w)
+            return (bonus_tile_value(state, p, t, state.supply.get(t, 0), r, self.weights)
                     + self.tile_bias(state, p, t, r))
 
         return max(legal, key=lambda a: (score(a), a.args))
@@ -173,13 +180,13 @@ class GreedyStrategy(WeightedStrategy):
         return acts + list(extra), extra
 
     def prune(self, state: Any, p: Any, cands: list[Action], extra: dict) -> list[Action]:
-        return prefilter.prune(state, p, cands, extra, self.w, self.p["top_k"], self.bias,
+        return prefilter.prune(state, p, cands, extra, self.weights, self.p["top_k"], self.bias,
                                self.palace_side_value)
 
     def evaluate(self, state: Any, seat: int, p: Any, top: list[Action],
                  extra: dict) -> list[tuple[float, Action]]:
         """Look-ahead scores (valuation gain plus plan bias) of the candidate actions."""
-        ctx = Context.of(state, seat, self.w)
+        ctx = Context.of(state, seat, self.weights)
         base = valuation(state, seat, ctx)
         out = []
         for a in top:
@@ -201,7 +208,7 @@ class GreedyStrategy(WeightedStrategy):
             if self.noise:
                 scored = [(v + self.noise * self.rng.random(), a) for v, a in scored]
             value, best = max(scored, key=lambda t: t[0])
-            if value < self.w["pass_margin"]:
+            if value < self.weights.pass_margin:
                 best = None
         if best is None:
             return self.choose_pass(state, p, legal)

@@ -59,7 +59,7 @@ class TerraNovaHeuristic(Heuristic):
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return state.vp()
-        w = self.guide.w
+        w = self.guide.weights
         sizes = [network_size(state, q) for q in state.players]
         # The valuation counts VP earned; seats are compared on the score, head starts included.
         return [valuation(state, i, Context(i, w, 0, sizes[:i] + sizes[i + 1:]))

@@ -135,8 +135,9 @@ class TownBuilderStrategy(GreedyStrategy):
         if all(need.get(t, 0.0) == 0.0 for t in tiles):
             return base(state, p, legal)
         # (no lambda: mypyc cannot compile a closure in a method of a non-native class)
-        scored = [((town_tile_value(state, p, a.args[0], self.w) + need.get(a.args[0], 0.0),
-                    a.args), a) for a in legal]
+        w = self.weights
+        scored = [((town_tile_value(state, p, a.args[0], w) + need.get(a.args[0], 0.0), a.args), a)
+                  for a in legal]
         return max(scored, key=itemgetter(0))[1]
 
 

@@ -13,6 +13,7 @@ from typing import Final
 
 from strategies.terra_nova.valuation import (
     TOWN_STEP_SHARE,
+    Weights,
     hex_scores,
     kind_cost,
     money_cost,
@@ -71,7 +72,7 @@ class TownGroups:
     """p's groups outside towns (size, value per hex), so the prefilter can see which builds and
     upgrades bring a town closer, as the look-ahead's valuation will."""
 
-    def __init__(self, state: TerraNovaState, p: Player, w: dict[str, float]):
+    def __init__(self, state: TerraNovaState, p: Player, w: Weights):
         self.groups: dict[int, tuple[int, int, int]] = {}  # hex -> (group id, size, value)
         self.worth = 0.0
         self.best = len(TOWN_STEP_SHARE)
@@ -83,7 +84,7 @@ class TownGroups:
         self.gains: dict[int, float] = {}
         if len(p.tiles_used) >= len(state.data.town_tiles):
             return
-        self.worth = town_worth(state, p, w) * w["town"]
+        self.worth = town_worth(state, p, w) * w.town
         self.need = p.eff.get("town_value", state.data.town_min_value)
         self.min_b = state.data.town_min_buildings
         bv = state.data.building_value
@@ -145,48 +146,48 @@ class TownGroups:
         return self.worth * max(0.0, step_share(steps) - step_share(self.best))
 
 
-def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: TownGroups,
+def quick(state: TerraNovaState, p: Player, a: Action, w: Weights, tg: TownGroups,
           hq: dict[int, float], ev: str, evp: int, m: float, extra: dict[Action, int],
           bias: Callable[[TerraNovaState, Player, Action], float],
           palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> float:
     """A cheap estimate of an action's worth, only used to prune before the look-ahead."""
     kind, args = a
     k = kind_cost(state, kind)
-    s = -m * money_cost(state, p, a, k) - w["power3"] * power_cost(state, p, a, k)
+    s = -m * money_cost(state, p, a, k) - w.power3 * power_cost(state, p, a, k)
     if a in extra:
-        s -= (w["power3"] - m) * extra[a]
+        s -= (w.power3 - m) * extra[a]
     sh = shovels_used(state, p, a, k)
     if sh:
-        s += sh * (w["round_now"] * evp if ev == "shovel" else 0.0)
-        s += sh * p.eff.get("shovel_power", 0) * w["power2"]
+        s += sh * (w.round_now * evp if ev == "shovel" else 0.0)
+        s += sh * p.eff.get("shovel_power", 0) * w.power2
     if k.builds and args:
         h = args[0]
-        s += hq.get(h, 0.0) + w["house"] + (w["round_now"] * evp if ev == "house" else 0)
+        s += hq.get(h, 0.0) + w.house + (w.round_now * evp if ev == "house" else 0)
         nh = count(p.houses)
         if nh < len(p.faction.house_coins):
-            s += 2 * (p.faction.house_coins[nh] * w["income_coins"]
-                      + p.faction.house_power[nh] * w["income_power"])
+            s += 2 * (p.faction.house_coins[nh] * w.income_coins
+                      + p.faction.house_power[nh] * w.income_power)
         s += tg.gain(h, False)
     elif kind in ("upgrade", "free-tp", "inventor-tp"):
         h = args[0]
-        s += w["tp"] + (w["round_now"] * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
+        s += w.tp + (w.round_now * evp if ev == "tp" else 0) + 0.3 * hq.get(h, 0.0)
         nt = count(p.tps)
         if nt < len(p.faction.tp_coins):
-            s += 2 * (p.faction.tp_coins[nt] * w["income_coins"]
-                      + p.faction.tp_power[nt] * w["income_power"])
+            s += 2 * (p.faction.tp_coins[nt] * w.income_coins
+                      + p.faction.tp_power[nt] * w.income_power)
         if kind != "inventor-tp":
-            s -= w["house"]
+            s -= w.house
             s += tg.gain(h, True)
         else:
             s += tg.gain(h, False)
     elif kind == "palace":
-        s += 1.0 + (w["round_now"] * evp if ev == "palace" else 0)
+        s += 1.0 + (w.round_now * evp if ev == "palace" else 0)
         s += palace_gain(state, p, args[1], w) + palace_side_value(state, p, args[1])
         s += tg.gain(args[0], True)
     elif kind in ("sail", "pw-sail"):
-        s += 2.5 + w["sail"] + w["spread"] + (w["round_now"] * evp if ev == "sail" else 0)
+        s += 2.5 + w.sail + w.spread + (w.round_now * evp if ev == "sail" else 0)
     elif kind in ("bridge",) or kind.startswith("pw-bridge"):
-        s += 0.6 + w["spread"] + tg.bridge_gain(state, args[0])
+        s += 0.6 + w.spread + tg.bridge_gain(state, args[0])
     elif kind.endswith("dig") or kind.endswith("dig2"):
         s += 0.4 * max(hq.get(h, 0.0) for h in args) - 0.8
     elif kind.startswith("pw-"):
@@ -194,12 +195,12 @@ def quick(state: TerraNovaState, p: Player, a: Action, w: dict[str, float], tg: 
         if pa.effect == "coins":
             s += m * pa.amount
     if kind.startswith("pw-"):
-        s += w["power_action"]
+        s += w.power_action
     return s + bias(state, p, a)
 
 
 def prune(state: TerraNovaState, p: Player, cands: list[Action], extra: dict[Action, int],
-          w: dict[str, float], top_k: int, bias: Callable[[TerraNovaState, Player, Action], float],
+          w: Weights, top_k: int, bias: Callable[[TerraNovaState, Player, Action], float],
           palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> list[Action]:
     """The `top_k` candidates by the quick estimate, plus the best of each other family."""
     tg = TownGroups(state, p, w)

@@ -1,14 +1,15 @@
 """Terra Nova knowledge shared by the scripted bots: costs, hex quality, tiles and a valuation.
 
 Everything here reads a TerraNovaState and never changes it. Values are in "VP equivalents" so
-that money, power, income and position can be weighed against points; a bot's `weights` dict
-(see DEFAULT_WEIGHTS) scales each term, which is how the plans differ.
+that money, power, income and position can be weighed against points; a bot's Weights scale
+each term, which is how the plans differ.
 """
 
 # terra-sim: compile
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from terra_sim.core.hexmap import added, bits, components, count, join, largest
@@ -18,29 +19,39 @@ from terra_sim.games.terra_nova.moves import houses_left, power_action_of
 from terra_sim.games.terra_nova.scoring import dropout_vp, mat_income, network_size
 from terra_sim.games.terra_nova.state import Player, TerraNovaState
 
-DEFAULT_WEIGHTS: Final[dict[str, float]] = {
-    "money": 0.37,  # a coin early in the game (falls to 1/3 VP in the last round)
-    "power3": 0.32,  # a charged power token (worth a coin, more through power actions)
-    "power2": 0.16,
-    "power1": 0.05,
-    "income_coins": 0.36,  # a coin of income, per income phase still to come
-    "income_power": 0.18,
-    "house": 2.0,  # a house on the board beyond its income: territory, town value, reach
-    "tp": 3.0,
-    "palace_ability": 1.0,  # scales the per-round value of palace abilities
-    "reach": 0.08,  # per cheap free hex in reach
-    "territory": 0.6,  # share of the territory points the current networks would get
-    "town": 1.6,  # founded towns and progress towards the next one (scales their worth)
-    "opponent_adjacent": 0.25,  # per own building touching an opponent (cheap TPs, power)
-    "prepared": 0.6,  # per free home-terrain hex in reach (up to 3): a house without shovels
-    "sail": 0.4,  # a sailing level beyond its VP (reach across the river)
-    "round_now": 1.0,  # the current round tile's VP (prefilter emphasis)
-    "round_next": 0.0,  # holding resources that next round's tile rewards
-    "power_action": 0.0,  # extra liking for board power actions (prefilter)
-    "cluster": 0.6,  # building next to own buildings (prefilter)
-    "spread": 0.0,  # building away from own buildings, into new ground (prefilter)
-    "pass_margin": 0.15,  # an action must beat passing by this much
-}
+
+@dataclass
+class Weights:
+    """The valuation's weights, each scaling one of its terms; the plans differ by them. Native
+    floats, because the bots read them hundreds of times a decision and a lookup by name in a
+    dict costs about a hundred instructions. A bot's `w` dict (by name, as configs give them)
+    makes one: Weights(**w).
+    """
+
+    money: float = 0.37  # a coin early in the game (falls to 1/3 VP in the last round)
+    power3: float = 0.32  # a charged power token (worth a coin, more through power actions)
+    power2: float = 0.16
+    power1: float = 0.05
+    income_coins: float = 0.36  # a coin of income, per income phase still to come
+    income_power: float = 0.18
+    house: float = 2.0  # a house on the board beyond its income: territory, town value, reach
+    tp: float = 3.0
+    palace_ability: float = 1.0  # scales the per-round value of palace abilities
+    reach: float = 0.08  # per cheap free hex in reach
+    territory: float = 0.6  # share of the territory points the current networks would get
+    town: float = 1.6  # founded towns and progress towards the next one (scales their worth)
+    opponent_adjacent: float = 0.25  # per own building touching an opponent (cheap TPs, power)
+    prepared: float = 0.6  # per free home-terrain hex in reach (up to 3): a house without shovels
+    sail: float = 0.4  # a sailing level beyond its VP (reach across the river)
+    round_now: float = 1.0  # the current round tile's VP (prefilter emphasis)
+    round_next: float = 0.0  # holding resources that next round's tile rewards
+    power_action: float = 0.0  # extra liking for board power actions (prefilter)
+    cluster: float = 0.6  # building next to own buildings (prefilter)
+    spread: float = 0.0  # building away from own buildings, into new ground (prefilter)
+    pass_margin: float = 0.15  # an action must beat passing by this much
+
+
+DEFAULT_WEIGHTS: Final[dict[str, float]] = asdict(Weights())
 
 # Per-round values (VP equivalents) of palace abilities that are not income; on-build effects
 # happen in apply() and show up in the valuation directly.
@@ -76,11 +87,11 @@ def future_incomes(state: TerraNovaState) -> int:
     return state.data.rounds - max(state.round, 0)
 
 
-def money_weight(state: TerraNovaState, w: dict[str, float]) -> float:
+def money_weight(state: TerraNovaState, w: Weights) -> float:
     fut = future_incomes(state)
     if fut == 0:
         return 1 / state.data.coins_per_vp
-    return max(1 / state.data.coins_per_vp, w["money"] * (0.75 + 0.05 * fut))
+    return max(1 / state.data.coins_per_vp, w.money * (0.75 + 0.05 * fut))
 
 
 def ability_value(p: Player) -> float:
@@ -142,7 +153,7 @@ def town_progress(state: TerraNovaState, p: Player) -> float:
     return step_share(town_steps(state, p))
 
 
-def town_worth(state: TerraNovaState, p: Player, w: dict[str, float]) -> float:
+def town_worth(state: TerraNovaState, p: Player, w: Weights) -> float:
     """What founding a town now brings p: its best unused tile, the faction's town VP and the
     current round tile's town VP."""
     tiles = state.data.town_tiles
@@ -216,7 +227,7 @@ class Context:
                  "steps", "reaches", "worths", "net_base", "loose_base", "reach_base",
                  "money_w", "abilities", "incomes")
 
-    def __init__(self, seat: int, w: dict[str, float], fut: int, others_network: list[int]):
+    def __init__(self, seat: int, w: Weights, fut: int, others_network: list[int]):
         self.seat = seat
         self.w = w
         self.fut = fut
@@ -350,7 +361,7 @@ class Context:
         return value
 
     @staticmethod
-    def of(state: TerraNovaState, seat: int, w: dict[str, float]) -> Context:
+    def of(state: TerraNovaState, seat: int, w: Weights) -> Context:
         return Context(seat, w, future_incomes(state),
                        [others_network(state, q) for i, q in enumerate(state.players) if i != seat])
 
@@ -390,7 +401,7 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     pending_towns = sum(1 for d, who in state.pending if d == "town" and who == seat)
     # The town weight scales a founded town as well as the progress towards one, so a group one
     # step from a town never holds more than founding it would bring.
-    worth = ctx.town_worth(state, p, same_eff) * w["town"]
+    worth = ctx.town_worth(state, p, same_eff) * w.town
     v += pending_towns * worth
     if not p.passed and state.round >= 1:
         v += dropout_vp(state, p)  # scored when p drops out this round: a building counts now
@@ -403,28 +414,28 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
                 v += worth * TOWN_STEP_SHARE[steps] * 0.8
         return v
     m = ctx.money_weight(state, fut)
-    v += m * p.money + w["power3"] * p.p3 + w["power2"] * p.p2 + w["power1"] * p.p1
+    v += m * p.money + w.power3 * p.p3 + w.power2 * p.p2 + w.power1 * p.p1
     coins, power = ctx.mat_income(state, p, same_eff)
-    v += fut * (w["income_coins"] * coins + w["income_power"] * min(power, 10))
+    v += fut * (w.income_coins * coins + w.income_power * min(power, 10))
     if p.passed and p.bonus:  # the tile just taken pays at the next income
         tile = data.bonus_tiles[p.bonus]
-        v += m * tile["coins"] + w["income_power"] * tile["power"]
+        v += m * tile["coins"] + w.income_power * tile["power"]
     age = 1.0 - 0.1 * fut  # territory firms up as the game goes on
-    v += w["territory"] * age * terr
-    v += w["house"] * count(p.houses) + w["tp"] * count(p.tps)
-    v += w["palace_ability"] * ctx.ability_value(p, same_eff) * (fut + 0.5)
+    v += w.territory * age * terr
+    v += w.house * count(p.houses) + w.tp * count(p.tps)
+    v += w.palace_ability * ctx.ability_value(p, same_eff) * (fut + 0.5)
     v += worth * step_share(ctx.town_steps(state, p, same))
     reach, ready = ctx.reach(state, p, same)
-    v += w["reach"] * min(reach, 12.0) + w["prepared"] * min(ready, 3)
-    v += w["sail"] * p.sail * min(fut, 3) / 3
-    if w["opponent_adjacent"]:
+    v += w.reach * min(reach, 12.0) + w.prepared * min(ready, 3)
+    v += w.sail * p.sail * min(fut, 3) / 3
+    if w.opponent_adjacent:
         others = state.occupied & ~p.buildings & ~state.neutral
         adj = state.adj
-        v += w["opponent_adjacent"] * sum(1 for h in bits(p.houses) if adj[h] & others)
+        v += w.opponent_adjacent * sum(1 for h in bits(p.houses) if adj[h] & others)
     if any(d == "edge" and who == seat for d, who in state.pending):
         v += 3.0
-    if w["round_next"] and state.round < data.rounds:
-        v += w["round_next"] * next_round_readiness(state, p)
+    if w.round_next and state.round < data.rounds:
+        v += w.round_next * next_round_readiness(state, p)
     return v
 
 
@@ -557,7 +568,7 @@ ROOM_SHARE: Final[tuple[float, ...]] = (1.0, 0.5, 0.25, 0.1)  # as REACH_SHARE, 
 
 
 def hex_scores(state: TerraNovaState, p: Player, targets: int,
-               w: dict[str, float]) -> dict[int, float]:
+               w: Weights) -> dict[int, float]:
     """How good each hex in `targets` is to build on for p, apart from its price."""
     adj = state.adj
     land = state.data.map.land
@@ -578,9 +589,9 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
             room += ROOM_SHARE[min(table[terrain[x]], 3)]
         new_reach = count((n | sail[h]) & free & ~reach_now)
         s = 0.25 * min(room, 4.0)
-        s += w["cluster"] * min(n_own, 3) * 0.5
-        s += (w["opponent_adjacent"] + 0.1) * min(n_opp, 3)
-        s += w["spread"] * (0.3 * min(new_reach, 6) - 0.6 * min(n_own, 2))
+        s += w.cluster * min(n_own, 3) * 0.5
+        s += (w.opponent_adjacent + 0.1) * min(n_opp, 3)
+        s += w.spread * (0.3 * min(new_reach, 6) - 0.6 * min(n_own, 2))
         s += 0.05 * min(new_reach, 6)
         out[h] = s
     return out
@@ -589,7 +600,7 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
 START_ROOM_SHARE: Final[tuple[float, ...]] = (1.0, 0.55, 0.2)  # (0, 1, 2 or more shovels)
 
 
-def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float]) -> float:
+def placement_score(state: TerraNovaState, p: Player, h: int, w: Weights) -> float:
     """A starting house on hex h: room to grow, neighbours to trade with, own houses nearby."""
     m = state.data.map
     adj = m.neigh
@@ -605,17 +616,17 @@ def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float
     ring2 &= ~adj[h] & ~(1 << h)
     room2 = sum(1 for x in bits(ring2 & free) if state.shovels(p, x) <= 1)
     s = room + 0.2 * room2
-    s += (0.5 + w["opponent_adjacent"]) * min(count(adj[h] & others), 2)
+    s += (0.5 + w.opponent_adjacent) * min(count(adj[h] & others), 2)
     s += 0.3 * min(count(ring2 & others), 2)
     if own:
         near1 = bool(adj[h] & own)
         near2 = bool(ring2 & own)
         if near1:
-            s += w["cluster"] * 1.5 - 0.5
+            s += w.cluster * 1.5 - 0.5
         elif near2:
-            s += 0.8 + w["cluster"]
+            s += 0.8 + w.cluster
         else:
-            s += w["spread"] * 2.0 - 0.3
+            s += w.spread * 2.0 - 0.3
     if adj[h] & m.river:
         s += 0.4 + (0.4 if p.eff.get("river_towns") else 0.0)
     if "dropout_inland_vp" in p.faction.right_palace and not adj[h] & m.river:
@@ -627,19 +638,19 @@ def placement_score(state: TerraNovaState, p: Player, h: int, w: dict[str, float
 
 # ----- tiles -----------------------------------------------------------------------------------
 def bonus_tile_value(state: TerraNovaState, p: Player, tile: str, coins_on: int, r: int,
-                     w: dict[str, float]) -> float:
+                     w: Weights) -> float:
     """Worth of holding bonus tile `tile` during round r (and dropping out with it)."""
     d = state.data
     b = d.bonus_tiles[tile]
-    m = max(1 / 3, w["money"])
+    m = max(1 / 3, w.money)
     event, vp = round_event(state, r)
     v = m * (coins_on + b["coins"])
     power_room = 2 * p.p1 + p.p2
-    v += w["income_power"] * 1.6 * min(b["power"], power_room)
+    v += w.income_power * 1.6 * min(b["power"], power_room)
     if b["spade_special"]:
-        v += 2.2 + (vp if event == "shovel" else 0) + w["spread"]
+        v += 2.2 + (vp if event == "shovel" else 0) + w.spread
     if b["sail_bonus"] and p.sail < state.max_sail():
-        v += 0.9 + w["sail"] + w["spread"]
+        v += 0.9 + w.sail + w.spread
     nh = count(p.houses) + (1 if houses_left(state, p) else 0)
     nt = count(p.tps) + (0.7 if p.houses else 0)
     v += b["dropout_house_vp"] * nh + b["dropout_tp_vp"] * nt
@@ -648,38 +659,38 @@ def bonus_tile_value(state: TerraNovaState, p: Player, tile: str, coins_on: int,
     return v
 
 
-def town_tile_value(state: TerraNovaState, p: Player, tile: int, w: dict[str, float]) -> float:
+def town_tile_value(state: TerraNovaState, p: Player, tile: int, w: Weights) -> float:
     t = state.data.town_tiles[tile]
     fut = future_incomes(state)
     m = money_weight(state, w)
     v = t["vp"] + m * t["coins"]
     if fut:
         room = 2 * p.p1 + p.p2
-        v += (w["power3"] + 0.05) * min(t["power"], room)
+        v += (w.power3 + 0.05) * min(t["power"], room)
     else:
         v += min(t["power"], 2 * p.p1 + p.p2) / 3 * 0.5
     for i in range(t["sail"]):
         lvl = p.sail + i + 1
         if lvl < len(state.data.sailing_vp):
-            v += state.data.sailing_vp[lvl] + w["sail"] * min(fut, 3) / 3 + (
+            v += state.data.sailing_vp[lvl] + w.sail * min(fut, 3) / 3 + (
                 0.8 if fut else 0.0)
     return v
 
 
-def palace_gain(state: TerraNovaState, p: Player, side: str, w: dict[str, float]) -> float:
+def palace_gain(state: TerraNovaState, p: Player, side: str, w: Weights) -> float:
     """Rough worth of building the `side` palace now: its abilities over the rounds left."""
     pal = getattr(p.faction, f"{side}_palace")
     fut = future_incomes(state)
     v = 0.0
     for key, value in pal.items():
         if key in ABILITY_VALUE:
-            v += w["palace_ability"] * ABILITY_VALUE[key] * (fut + 0.5)
+            v += w.palace_ability * ABILITY_VALUE[key] * (fut + 0.5)
         elif key == "income_power":
-            v += w["income_power"] * value * fut
+            v += w.income_power * value * fut
         elif key == "income_coins":
-            v += w["income_coins"] * value * fut
+            v += w.income_coins * value * fut
         elif key == "on_build_power":
-            v += w["power2"] * value
+            v += w.power2 * value
         elif key == "on_build_sail":
             v += 2.5 * value
         elif key == "on_build_edge_house":
