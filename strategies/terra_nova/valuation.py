@@ -156,11 +156,16 @@ def town_progress(state: TerraNovaState, p: Player) -> float:
 def town_worth(state: TerraNovaState, p: Player, w: Weights) -> float:
     """What founding a town now brings p: its best unused tile, the faction's town VP and the
     current round tile's town VP."""
-    tiles = state.data.town_tiles
-    best = max((town_tile_value(state, p, t, w) for t in tiles if t not in p.tiles_used),
-               default=0.0)
+    # a loop: max() over a generator, with a default, is a Python call from compiled code
+    best, found = 0.0, False
+    for t in state.data.town_tiles:
+        if t not in p.tiles_used:
+            v = town_tile_value(state, p, t, w)
+            if not found or v > best:
+                best, found = v, True
     event, vp = round_event(state, state.round)
-    return best + p.eff.get("town_vp", 0) + (vp if event == "town" else 0)
+    town_vp: int = p.eff.get("town_vp", 0)  # typed: native arithmetic
+    return best + town_vp + (vp if event == "town" else 0)
 
 
 def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> float:
