@@ -214,12 +214,15 @@ def prune(state: TerraNovaState, p: Player, cands: list[Action], extra: dict[Act
     hq = hex_scores(state, p, hexes, w)
     ev, evp = round_event(state, state.round)
     m = money_weight(state, w)
-    scored = sorted(((quick(state, p, a, w, tg, hq, ev, evp, m, extra, bias,
-                            palace_side_value), i, a)
-                     for i, a in enumerate(cands)), key=lambda t: (-t[0], t[1]))
-    top = [a for _, _, a in scored[:top_k]]
+    # Best first, ties in list order: a stable sort of the indices by minus the estimate, whose
+    # keys are plain floats (a key of tuples made the sort cost more than the estimates).
+    minus = [-quick(state, p, a, w, tg, hq, ev, evp, m, extra, bias, palace_side_value)
+             for a in cands]
+    order = sorted(range(len(cands)), key=minus.__getitem__)
+    top = [cands[i] for i in order[:top_k]]
     seen = {family(a.kind) for a in top}
-    for _, _, a in scored[top_k:]:
+    for i in order[top_k:]:
+        a = cands[i]
         f = family(a.kind)
         if f not in seen:
             seen.add(f)
