@@ -52,9 +52,10 @@ def count(mask: int) -> int:
     return n
 
 
-def components(mask: int, adj: Sequence[int], extra: Sequence[int] | None = None) -> list[int]:
+def components(mask: int, adj: list[int], extra: list[int] | None = None) -> list[int]:
     """Connected groups of `mask` under the adjacency table `adj` (hex -> neighbour mask), with
-    the links of a second table `extra` too (e.g. sailing reach) without merging the tables."""
+    the links of a second table `extra` too (e.g. sailing reach) without merging the tables.
+    The tables are lists: compiled code reads a list natively, a Sequence through Python."""
     groups = []
     while mask:
         comp = frontier = mask & -mask

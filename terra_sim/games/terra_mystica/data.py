@@ -107,7 +107,7 @@ class TerraMysticaData:
     approximate: tuple[str, ...] = ()
     overrides: dict[str, Any] = field(default_factory=dict)
     # within[k][h]: land hexes at most k steps from h over any hexes (tunnels, carpet flights)
-    within: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    within: tuple[list[int], ...] = field(init=False, repr=False)  # lists, as HexMap's tables
     # spades[faction][src][dst]: spades to turn terrain src into dst (asked on every move scan)
     spades: dict[str, tuple[tuple[int, ...], ...]] = field(init=False, repr=False)
 
@@ -125,7 +125,7 @@ class TerraMysticaData:
                     frontier = grown & ~seen
                     seen |= frontier
                 row.append(seen & m.land & ~(1 << h))
-            table.append(tuple(row))
+            table.append(row)
         object.__setattr__(self, "within", tuple(table))
         k = len(self.wheel)
         object.__setattr__(self, "spades", {
