@@ -180,18 +180,6 @@ def territory_share(size: int, others: list[int], points: tuple[int, ...]) -> fl
     return sum(points[above:above + tied + 1]) / (tied + 1)
 
 
-def shovel_table(state: TerraNovaState, p: Player) -> list[int]:
-    """Shovels p needs per terrain (ring index), so hot loops skip state.shovels(); the same
-    rule as state.shovels_for, one row of the ring table at a time."""
-    home = p.faction.home
-    cap = p.eff.get("max_shovels", 0)
-    out = []
-    for row in state.data.ring_table:
-        need = row[home]
-        out.append(min(need, cap) if cap and need else need)
-    return out
-
-
 # The worth of a free hex by the shovels it needs (0, 1, 2, 3 or more), as constants: compiled
 # code builds a literal tuple of floats anew at every use, inside these loops over hexes.
 REACH_SHARE: Final[tuple[float, ...]] = (1.0, 0.6, 0.3, 0.2)
@@ -201,7 +189,7 @@ def reach_value(state: TerraNovaState, p: Player,
                 memo: Context | None = None) -> tuple[float, int]:
     """(free land in reach, fewer shovels counting more; free home-terrain hexes in reach)."""
     free = (state.reach(p) if memo is None else memo.reach_mask(state, p)) & ~state.occupied
-    table = shovel_table(state, p)
+    table = p.shovel_row
     terrain = state.terrain
     v = 0.0
     ready = 0
@@ -582,7 +570,7 @@ def hex_scores(state: TerraNovaState, p: Player, targets: int,
     free = land & ~state.occupied
     reach_now = state.reach(p)
     sail = state.data.map.sail[state.sailing(p)]
-    table = shovel_table(state, p)
+    table = p.shovel_row
     terrain = state.terrain
     out = {}
     for h in bits(targets):

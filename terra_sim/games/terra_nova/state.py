@@ -31,20 +31,28 @@ def replaced(items: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def shovel_row(ring_row: tuple[int, ...], eff: dict[str, Any]) -> tuple[int, ...]:
+    """Shovels to make each terrain (ring index) home: the ring distances `ring_row`, capped
+    by a max_shovels ability."""
+    cap: int = eff.get("max_shovels", 0)
+    return tuple(min(need, cap) if cap and need else need for need in ring_row)
+
+
 class Player:
     """One seat's pieces and resources. Plain ints and bitmasks, so copying is cheap."""
 
     __slots__ = (
         "faction", "eff", "money", "p1", "p2", "p3", "houses", "tps", "palace_left",
         "palace_right", "sail", "bridges", "towns", "tiles_used", "bonus", "vp", "passed",
-        "used", "placed",
+        "used", "placed", "ring_row", "shovel_row",
     )
 
     def __init__(self, faction: Faction, eff: dict[str, Any], money: int, p1: int, p2: int,
                  p3: int, houses: int, tps: int, palace_left: int, palace_right: int, sail: int,
                  bridges: int, towns: int, tiles_used: tuple[int, ...], bonus: str,
                  vp: tuple[int, ...], passed: bool, used: frozenset[str],
-                 placed: tuple[int, ...]):
+                 placed: tuple[int, ...], ring_row: tuple[int, ...],
+                 shovel_row: tuple[int, ...]):
         # Every field as an argument: the one constructor serves a new seat and a copy alike,
         # as compiled classes (mypyc) have no other way to make an instance.
         self.faction = faction
@@ -62,20 +70,27 @@ class Player:
         self.passed = passed
         self.used = used  # special/personal actions used this round
         self.placed = placed  # hexes built on in the current action (town expansion)
+        # ring distance from each terrain to home, and the shovels that takes (set with eff):
+        # every move scan and valuation asks what a hex costs to dig
+        self.ring_row = ring_row
+        self.shovel_row = shovel_row
 
     @staticmethod
     def start(faction: Faction, data: TerraNovaData) -> "Player":
         p1, p2, p3 = data.start_power
-        return Player(faction, dict(faction.ability), faction.start_money, p1, p2, p3, 0, 0, 0,
+        eff = dict(faction.ability)
+        ring_row = tuple(row[faction.home] for row in data.ring_table)
+        return Player(faction, eff, faction.start_money, p1, p2, p3, 0, 0, 0,
                       0, 0, data.bridges, 0, (), "",
-                      (faction.start_vp,) + (0,) * (len(CATEGORIES) - 1), False, frozenset(), ())
+                      (faction.start_vp,) + (0,) * (len(CATEGORIES) - 1), False, frozenset(), (),
+                      ring_row, shovel_row(ring_row, eff))
 
     def copy(self) -> "Player":
         # Bots copy players thousands of times per game: every field is an int or shared.
         return Player(self.faction, self.eff, self.money, self.p1, self.p2, self.p3,
                       self.houses, self.tps, self.palace_left, self.palace_right, self.sail,
                       self.bridges, self.towns, self.tiles_used, self.bonus, self.vp,
-                      self.passed, self.used, self.placed)
+                      self.passed, self.used, self.placed, self.ring_row, self.shovel_row)
 
     @property
     def palaces(self) -> int:
@@ -105,6 +120,7 @@ class Player:
         for k, v in palace.items():
             eff[k] = eff.get(k, 0) + v if k in INCOME_KEYS else v
         self.eff = eff
+        self.shovel_row = shovel_row(self.ring_row, eff)
 
 
 class TerraNovaState:
@@ -247,9 +263,7 @@ class TerraNovaState:
 
     def shovels_for(self, p: Player, terrain: int) -> int:
         """Shovels p needs to make `terrain` (ring index) its home terrain."""
-        need = self.data.ring_table[terrain][p.faction.home]
-        cap = p.eff.get("max_shovels")
-        return min(need, cap) if cap and need else need
+        return p.shovel_row[terrain]
 
     def tp_cost(self, p: Player, h: int) -> int:
         others = self.occupied & ~p.buildings
