@@ -102,7 +102,10 @@ class Player:
 
     @property
     def total_vp(self) -> int:
-        return sum(self.vp)
+        total = 0
+        for v in self.vp:  # a loop: sum() of a tuple is a call to Python's builtin
+            total += v
+        return total
 
     def score(self, category: int, vp: int) -> None:
         if vp:
