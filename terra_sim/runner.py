@@ -544,8 +544,11 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
         stats.write_s += time.perf_counter() - t
 
     pool = WorkerPool(workers, _play_task, close_fds=(lock_fd,) if lock_fd is not None else ())
+    # Finished chunks wait here until every idle worker has its next chunk: a worker never waits
+    # for the parent to write (milliseconds a chunk, a game's worth with no core to spare).
+    received: list[tuple[list[int], dict]] = []
     try:
-        while fresh or retry or pool.busy():
+        while fresh or retry or pool.busy() or received:
             for w in pool.idle():
                 if retry:
                     task = retry.popleft()
@@ -557,11 +560,16 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                 else:
                     break
                 pool.submit(w, task, (content_json, task.ids))
+            for ids, cols in received:
+                write(ids, cols)
+            received.clear()
+            if not pool.busy():
+                continue
             for ev in pool.wait(timeout=1.0):
                 task = ev.task
                 if ev.lost is None:
                     ids, cols, s = ev.result
-                    write(ids, cols)
+                    received.append((ids, cols))
                     stats.add(s)
                     sizer.observe(s["games"] + s["failed"], s["play_s"])
                     bar.update(s["games"] + s["failed"])
@@ -582,6 +590,11 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                     retry.extendleft(Task([i], alone=True) for i in reversed(task.ids))
                     note(f"{how} again while playing {_span(task.ids)}; playing them one by one "
                          "in fresh workers to find the game that kills it")
+    except KeyboardInterrupt:
+        pool.close(now=True)
+        for ids, cols in received:  # played to the end: kept, like every finished chunk
+            write(ids, cols)
+        raise
     except BaseException:
         pool.close(now=True)
         raise

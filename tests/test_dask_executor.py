@@ -107,16 +107,18 @@ def test_a_run_resumes_on_the_other_executor(tmp_path, ctrl_c_at_chunk, schedule
     kw = KW | {"chunk_size": 3, "workers": 2}
     whole = run_tournament(out=tmp_path / "whole", **kw)
 
-    # Ctrl-C reaches the driver as it writes the third chunk.
+    # Ctrl-C reaches the driver as it writes the third chunk. Dask's driver loses that chunk;
+    # the local pool keeps it and any other chunk already received (one or two: timing).
     ctrl_c_at_chunk(3)
     with pytest.raises(RunInterrupted) as e:
         run_tournament(out=tmp_path / "cut", executor=on[first], **kw)
-    assert e.value.finished == 6
+    kept = e.value.finished
+    assert kept == 6 if first == "dask" else kept in (9, 12)
     ctrl_c_at_chunk(None)
     manifest = json.loads((tmp_path / "cut" / "manifest.json").read_text())
-    assert manifest["finished_games"] == 6 and manifest["finished_at"] is None
+    assert manifest["finished_games"] == kept and manifest["finished_at"] is None
     resumed = run_tournament(resume=tmp_path / "cut", executor=on[then], chunk_size=5)
-    assert resumed.stats.games == 18
+    assert resumed.stats.games == 24 - kept
     assert_same(whole, resumed)
     assert [e["executor"] for e in resumed.manifest["executors"]] == [first, then]
 
