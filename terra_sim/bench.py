@@ -26,20 +26,20 @@ class BenchLine:
     wall_s: float
     games_per_s: float
     decisions_per_s: float
-    parquet_share: float  # of the workers' busy time, spent writing part files
-    overhead_share: float  # of workers x wall time, not spent playing or writing (IPC, startup)
+    parquet_share: float  # of the wall time, the parent spent writing part files (as the
+    # workers play on: on a machine with no core to spare, CPU the workers lose)
+    overhead_share: float  # of workers x wall time, not spent playing (IPC, startup, the end)
     cpu_share: float  # CPU time / wall time while playing: under 1 when other programs compete
 
 
 def _line(result: Any) -> BenchLine:
     s = result.stats
-    busy = s.play_s + s.write_s
     return BenchLine(
         workers=s.workers, games=s.games + s.failed, wall_s=s.wall_s,
         games_per_s=(s.games + s.failed) / s.wall_s, decisions_per_s=s.decisions / s.wall_s,
-        parquet_share=s.write_s / busy if busy else 0.0,
-        overhead_share=max(0.0, 1 - busy / (s.wall_s * s.workers)),
-        cpu_share=s.cpu_s / busy if busy else 0.0,
+        parquet_share=s.write_s / s.wall_s,
+        overhead_share=max(0.0, 1 - s.play_s / (s.wall_s * s.workers)),
+        cpu_share=s.cpu_s / s.play_s if s.play_s else 0.0,
     )
 
 
