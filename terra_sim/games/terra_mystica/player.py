@@ -4,7 +4,7 @@
 
 from typing import Any, Final
 
-from terra_sim.core.hexmap import count
+from terra_sim.core import hexmap
 from terra_sim.core.power import gain_power
 from terra_sim.games.terra_mystica.data import BUILDINGS, Faction
 
@@ -74,7 +74,7 @@ class Player:
         return b["D"] | b["TP"] | b["TE"] | b["SH"] | b["SA"]
 
     def count(self, kind: str) -> int:
-        return count(self.b[kind])
+        return hexmap.count(self.b[kind])
 
     def building_at(self, h: int) -> str:
         for kind, mask in self.b.items():
