@@ -560,9 +560,9 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                 else:
                     break
                 pool.submit(w, task, (content_json, task.ids))
-            for ids, cols in received:
-                write(ids, cols)
-            received.clear()
+            while received:  # each leaves the list once written: Ctrl-C writes only the rest
+                write(*received[0])
+                del received[0]
             if not pool.busy():
                 continue
             for ev in pool.wait(timeout=1.0):
