@@ -26,9 +26,10 @@ class BenchLine:
     wall_s: float
     games_per_s: float
     decisions_per_s: float
-    parquet_share: float  # of the wall time, the parent spent writing part files (as the
-    # workers play on: on a machine with no core to spare, CPU the workers lose)
-    overhead_share: float  # of workers x wall time, not spent playing (IPC, startup, the end)
+    parquet_share: float  # of workers x wall time, spent making part files (the workers
+    # encode their chunks) and writing them (the parent, as the workers play on)
+    overhead_share: float  # of workers x wall time, neither playing nor encoding (IPC,
+    # startup, the end)
     cpu_share: float  # CPU time / wall time while playing: under 1 when other programs compete
 
 
@@ -37,8 +38,8 @@ def _line(result: Any) -> BenchLine:
     return BenchLine(
         workers=s.workers, games=s.games + s.failed, wall_s=s.wall_s,
         games_per_s=(s.games + s.failed) / s.wall_s, decisions_per_s=s.decisions / s.wall_s,
-        parquet_share=s.write_s / s.wall_s,
-        overhead_share=max(0.0, 1 - s.play_s / (s.wall_s * s.workers)),
+        parquet_share=(s.encode_s + s.write_s) / (s.wall_s * s.workers),
+        overhead_share=max(0.0, 1 - (s.play_s + s.encode_s) / (s.wall_s * s.workers)),
         cpu_share=s.cpu_s / s.play_s if s.play_s else 0.0,
     )
 

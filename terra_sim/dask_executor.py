@@ -37,8 +37,7 @@ from terra_sim.runner import (
     ChunkSizer,
     Plan,
     RunStats,
-    _context,
-    _error_columns,
+    _error_parts,
     _span,
     play_chunk,
     strategy_code,
@@ -72,25 +71,24 @@ def _worker_address() -> str:
 
 
 def play_on_worker(content_json: str, ids: list[int], expected: dict[str, Any],
-                   stage: str | None) -> tuple[list[int], dict | None, dict[str, Any],
-                                               str | None]:
-    """A Dask task: play games `ids` as runner.play_chunk does. Returns the ids, their rows
-    (None when written to `stage`), the timing counts, and the folder the parts were staged in.
-    """
+                   stage: str | None) -> tuple[list[int], dict[str, bytes] | None,
+                                               dict[str, Any], str | None]:
+    """A Dask task: play games `ids` as runner.play_chunk does. Returns the ids, their part
+    files (None when written to `stage`), the timing counts, and the folder the parts were
+    staged in."""
     found = code_fingerprint(content_json)
     if found != expected:
         raise WorkerMismatch(f"the Dask worker at {_worker_address()} has other game code or "
                              f"data than this machine ({_differences(expected, found)}), so "
                              "its games would not be this run's; install the same terra-sim on "
                              f"every worker ({INSTALL_HINT} from the same checkout)")
-    ids, cols, stats = play_chunk(content_json, ids)
+    ids, parts, stats = play_chunk(content_json, ids)
     if stage is None:
-        return ids, cols, stats, None
+        return ids, parts, stats, None
     # A folder per attempt: a retried task never writes over the parts of a lost one.
     folder = Path(stage) / f"{ids[0]:08d}-{ids[-1]:08d}-{uuid.uuid4().hex[:8]}"
     storage.init_dirs(folder)
-    storage.write_chunk(folder, storage.part_name(ids[0], ids[-1]), cols,
-                        _context(content_json)[2])
+    storage.write_chunk(folder, storage.part_name(ids[0], ids[-1]), parts)
     return ids, None, stats, str(folder)
 
 
@@ -109,11 +107,12 @@ class ChunkWriter:
     it again (a lost worker), and a result that repeats games already written is dropped: the
     rows are the same by construction, and a game must never be in the tables twice."""
 
-    def __init__(self, run_dir: Path, tables: dict[str, dict[str, Any]]):
-        self.run_dir, self.tables = run_dir, tables
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
         self.written: set[int] = set()
 
-    def write(self, ids: list[int], cols: dict | None = None, staged: str | None = None) -> bool:
+    def write(self, ids: list[int], parts: dict[str, bytes] | None = None,
+              staged: str | None = None) -> bool:
         """Write (or with `staged`, move in) the parts of chunk `ids`; False when dropped."""
         # Chunks split the run's games (a chunk split up after a KilledWorker was never
         # written), so a chunk is either new or written whole.
@@ -123,8 +122,8 @@ class ChunkWriter:
             return False
         name = storage.part_name(ids[0], ids[-1])
         if staged is None:
-            assert cols is not None
-            storage.write_chunk(self.run_dir, name, cols, self.tables)
+            assert parts is not None
+            storage.write_chunk(self.run_dir, name, parts)
         else:
             try:
                 storage.move_chunk(Path(staged), self.run_dir, name)
@@ -276,7 +275,7 @@ class DaskExecutor:
                 stage = self.shared_dir / f".terra-sim-{run_dir.name}-{uuid.uuid4().hex[:8]}"
             try:
                 _Driver(client, max(1, stats.workers), cfg, content_json, tables, plan, stats,
-                        bar, note, ChunkWriter(run_dir, tables), stage).run(todo)
+                        bar, note, ChunkWriter(run_dir), stage).run(todo)
             finally:
                 if stage is not None:
                     shutil.rmtree(stage, ignore_errors=True)
@@ -351,9 +350,9 @@ class _Driver:
         from distributed import KilledWorker
 
         if future.status != "error":
-            ids, cols, s, staged = future.result()
+            ids, parts, s, staged = future.result()
             t = time.perf_counter()
-            if self.writer.write(ids, cols, staged):
+            if self.writer.write(ids, parts, staged):
                 self.stats.write_s += time.perf_counter() - t
                 self.stats.add(s)
                 self.sizer.observe(s["games"] + s["failed"], s["play_s"])
@@ -372,7 +371,7 @@ class _Driver:
         deaths = error.allowed_failures + 1
         if chunk.alone or len(chunk.ids) == 1:
             i = chunk.ids[0]
-            self.writer.write([i], _error_columns(
+            self.writer.write([i], _error_parts(
                 self.tables, self.plan.spec(i), "the game killed its worker process: "
                 f"{deaths} Dask workers died while playing it", str(error)))
             self.stats.failed += 1

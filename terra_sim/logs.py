@@ -70,7 +70,8 @@ def import_logs(files: list[Path], out: Path, game: str | None = None,
         imported += 1
     storage.init_dirs(out)
     if files:
-        storage.write_chunk(out, storage.part_name(0, len(files) - 1), cols, tables)
+        storage.write_chunk(out, storage.part_name(0, len(files) - 1),
+                            storage.encode_chunk(cols, tables))
     counts = sorted(set(cols["players"]["n_players"]))
     cfg = RunConfig(game=g.slug, players=counts or [0], games=len(files), seed=0,
                     strategies=[HUMAN], out=str(out))

@@ -253,17 +253,22 @@ def _rows_for(rec: Any, spec: GameSpec, g: Any, variant: str, cols: dict[str, di
     acts["vp"].extend(rec.action_vp)
 
 
-def play_chunk(content_json: str, ids: list[int]) -> tuple[list[int], dict, dict[str, Any]]:
-    """Play games `ids`; return them, their rows by table and column, and timing counts.
+def play_chunk(content_json: str, ids: list[int]
+               ) -> tuple[list[int], dict[str, bytes], dict[str, Any]]:
+    """Play games `ids`; return them, their part files by table (storage.encode_chunk) and
+    timing counts.
 
     Runs in forked workers, so it must not touch polars: a fork can leave polars' thread pool
-    locked in the child. The parent writes the rows."""
+    without its threads in the child. It encodes the parts itself, in parallel with the other
+    workers, and the parent only writes the bytes: encoded by the parent, they cost it about
+    6 ms of CPU a chunk, which the workers lost when no core was spare."""
     from terra_sim import play_game
 
     plan, g, tables, variant = _context(content_json)
     c = plan.c
     cols: dict[str, dict[str, list]] = {t: {k: [] for k in s} for t, s in tables.items()}
-    stats = {"games": 0, "failed": 0, "decisions": 0, "play_s": 0.0, "cpu_s": 0.0}
+    stats = {"games": 0, "failed": 0, "decisions": 0, "play_s": 0.0, "cpu_s": 0.0,
+             "encode_s": 0.0}
     t0, cpu0 = time.perf_counter(), time.process_time()
     for i in ids:
         spec = plan.spec(i)
@@ -284,12 +289,16 @@ def play_chunk(content_json: str, ids: list[int]) -> tuple[list[int], dict, dict
         _rows_for(rec, spec, g, variant, cols)
         stats["games"] += 1
         stats["decisions"] += rec.n_decisions
-    stats["play_s"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    stats["play_s"] = t1 - t0
     stats["cpu_s"] = time.process_time() - cpu0
-    return ids, cols, stats
+    parts = storage.encode_chunk(cols, tables)
+    stats["encode_s"] = time.perf_counter() - t1
+    return ids, parts, stats
 
 
-def _play_task(payload: tuple[str, list[int]]) -> tuple[list[int], dict, dict[str, Any]]:
+def _play_task(payload: tuple[str, list[int]]
+               ) -> tuple[list[int], dict[str, bytes], dict[str, Any]]:
     return play_chunk(*payload)
 
 
@@ -302,14 +311,15 @@ class RunStats:
     failed: int = 0
     decisions: int = 0
     play_s: float = 0.0  # summed over workers
-    write_s: float = 0.0  # in the parent, while the workers play on
+    encode_s: float = 0.0  # making part files, summed over workers
+    write_s: float = 0.0  # writing them, in the parent, while the workers play on
     cpu_s: float = 0.0  # CPU time of play: below play_s when other programs take the cores
     wall_s: float = 0.0
     workers: int = 1
     notes: list[str] = field(default_factory=list)  # what went wrong and what the run did
 
     def add(self, s: dict[str, Any]) -> None:
-        for k in ("games", "failed", "decisions", "play_s", "cpu_s"):
+        for k in ("games", "failed", "decisions", "play_s", "cpu_s", "encode_s"):
             setattr(self, k, getattr(self, k) + s[k])
 
 
@@ -514,14 +524,15 @@ class Task:
     alone: bool = False  # one game of a chunk that killed its worker twice, in a fresh worker
 
 
-def _error_columns(tables: dict[str, dict[str, Any]], spec: GameSpec, message: str,
-                   details: str) -> dict[str, dict[str, list]]:
+def _error_parts(tables: dict[str, dict[str, Any]], spec: GameSpec, message: str,
+                 details: str) -> dict[str, bytes]:
+    """The parts of a one-game chunk that logs game `spec` as an error."""
     cols: dict[str, dict[str, list]] = {t: {k: [] for k in s} for t, s in tables.items()}
     row = {"game_id": spec.game_id, "seed": spec.seed, "strategies": ",".join(spec.strategies),
            "factions": ",".join(spec.factions), "message": message, "traceback": details}
     for k, v in row.items():
         cols["errors"][k].append(v)
-    return cols
+    return storage.encode_chunk(cols, tables)
 
 
 def _span(ids: list[int]) -> str:
@@ -538,15 +549,15 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
     retry: deque[Task] = deque()
     sizer = sizer or ChunkSizer(cfg.chunk_size, workers)
 
-    def write(ids: list[int], cols: dict) -> None:
+    def write(ids: list[int], parts: dict[str, bytes]) -> None:
         t = time.perf_counter()
-        storage.write_chunk(run_dir, storage.part_name(ids[0], ids[-1]), cols, tables)
+        storage.write_chunk(run_dir, storage.part_name(ids[0], ids[-1]), parts)
         stats.write_s += time.perf_counter() - t
 
     pool = WorkerPool(workers, _play_task, close_fds=(lock_fd,) if lock_fd is not None else ())
     # Finished chunks wait here until every idle worker has its next chunk: a worker never waits
     # for the parent to write (milliseconds a chunk, a game's worth with no core to spare).
-    received: list[tuple[list[int], dict]] = []
+    received: list[tuple[list[int], dict[str, bytes]]] = []
     try:
         while fresh or retry or pool.busy() or received:
             for w in pool.idle():
@@ -568,8 +579,8 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
             for ev in pool.wait(timeout=1.0):
                 task = ev.task
                 if ev.lost is None:
-                    ids, cols, s = ev.result
-                    received.append((ids, cols))
+                    ids, parts, s = ev.result
+                    received.append((ids, parts))
                     stats.add(s)
                     sizer.observe(s["games"] + s["failed"], s["play_s"])
                     bar.update(s["games"] + s["failed"])
@@ -578,8 +589,8 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                 how = f"a worker {ev.lost}"
                 if task.alone or (task.attempts >= CHUNK_ATTEMPTS and len(task.ids) == 1):
                     i = task.ids[0]
-                    write([i], _error_columns(tables, plan.spec(i), "the game killed its worker "
-                                              f"process: {how} while playing it", ev.details))
+                    write([i], _error_parts(tables, plan.spec(i), "the game killed its worker "
+                                            f"process: {how} while playing it", ev.details))
                     stats.failed += 1
                     bar.update(1)
                     note(f"{how} while playing game {i} alone: game {i} is logged as an error")
@@ -592,8 +603,8 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                          "in fresh workers to find the game that kills it")
     except KeyboardInterrupt:
         pool.close(now=True)
-        for ids, cols in received:  # played to the end: kept, like every finished chunk
-            write(ids, cols)
+        for ids, parts in received:  # played to the end: kept, like every finished chunk
+            write(ids, parts)
         raise
     except BaseException:
         pool.close(now=True)

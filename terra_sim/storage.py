@@ -2,10 +2,12 @@
 
 A run directory holds manifest.json and one folder per table (games, players, actions, errors).
 Each chunk of games becomes one part file per table, all named after the chunk
-(part-<first>-<last>.parquet). The games/ part is written last: it commits the chunk, so parts
-in the other tables without a matching games/ part are leftovers of a killed run. A part that
-cannot be read (a truncated file, a disk error) is damaged: `set_aside_damaged` moves every part
-of its chunk to damaged/, so that a resumed run plays the chunk again.
+(part-<first>-<last>.parquet), encoded by the worker that played it (encode_chunk, without
+polars: see parquet.py) and written by the run. The games/ part is written last: it commits
+the chunk, so parts in the other tables without a matching games/ part are leftovers of a
+killed run. A part that cannot be read (a truncated file, a disk error) is damaged:
+`set_aside_damaged` moves every part of its chunk to damaged/, so that a resumed run plays the
+chunk again.
 
 .lock is the run lock: a run holds an OS lock on it (flock) while it writes, so a second run on
 the same folder is refused, and a killed run leaves no stale lock behind.
@@ -30,6 +32,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
+from terra_sim import parquet
 from terra_sim.core.errors import UserError
 
 TABLES = ("games", "players", "actions", "errors")
@@ -87,12 +90,21 @@ def write_atomic(df: pl.DataFrame, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def write_chunk(run_dir: Path, name: str, columns: dict[str, dict[str, list]],
-                table_schemas: dict[str, dict[str, Any]]) -> None:
-    """Write one chunk's rows as one part per table, the committing games/ part last."""
+def encode_chunk(columns: dict[str, dict[str, list]],
+                 table_schemas: dict[str, dict[str, Any]]) -> dict[str, bytes]:
+    """One chunk's rows as Parquet files by table, made without polars: a forked worker makes
+    its own chunk's parts (see parquet.py)."""
+    return {table: parquet.encode(columns[table], table_schemas[table]) for table in TABLES}
+
+
+def write_chunk(run_dir: Path, name: str, parts: dict[str, bytes]) -> None:
+    """Write one chunk's parts (encode_chunk's), each under a temporary name then renamed, the
+    committing games/ part last."""
     for table in sorted(TABLES, key=lambda t: t == COMMIT_TABLE):
-        df = pl.DataFrame(columns[table], schema=table_schemas[table])
-        write_atomic(df, run_dir / table / name)
+        path = run_dir / table / name
+        tmp = path.with_name(f".{name}.tmp")
+        tmp.write_bytes(parts[table])
+        os.replace(tmp, path)
 
 
 def move_chunk(src_dir: Path, run_dir: Path, name: str) -> None:

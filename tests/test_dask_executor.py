@@ -155,12 +155,13 @@ def test_a_chunk_is_written_once(tmp_path):
     cols = {t: {k: [] for k in s} for t, s in tables.items()}
     cols["errors"] = {"game_id": [4], "seed": [1], "strategies": ["x"], "factions": ["y"],
                       "message": ["m"], "traceback": ["t"]}
-    writer = ChunkWriter(run_dir, tables)
-    assert writer.write([4], cols)
+    parts = storage.encode_chunk(cols, tables)
+    writer = ChunkWriter(run_dir)
+    assert writer.write([4], parts)
     # Distributed delivering the chunk again (a retry after a lost worker, or a duplicate):
     staged = tmp_path / "staged"
     storage.init_dirs(staged)
-    storage.write_chunk(staged, storage.part_name(4, 4), cols, tables)
+    storage.write_chunk(staged, storage.part_name(4, 4), parts)
     assert not writer.write([4], staged=str(staged))
     assert not staged.exists()
     assert pl.read_parquet(run_dir / "errors" / "*.parquet")["game_id"].to_list() == [4]
