@@ -44,6 +44,15 @@ def test_many_columns_and_rows_and_an_empty_table():
     assert empty.height == 0 and empty.schema == pl.Schema(SCHEMA)
 
 
+def test_strings_of_any_count_of_distinct_values_and_all_null():
+    schema = {"s": pl.String, "n": pl.String}
+    for distinct in (1, 7, 9, 70_000):  # past 65,536: codes of 32 bits instead of 16
+        values = [f"v{k % distinct}" for k in range(max(distinct, 1_000) + 3)]
+        columns = {"s": values, "n": [None] * len(values)}
+        got = read(parquet.encode(columns, schema))
+        assert got.equals(pl.DataFrame(columns, schema=schema)), distinct
+
+
 def test_a_scan_mixes_them_with_polars_parts_and_filters_by_their_statistics(tmp_path):
     ours = {"i": [5, 6, 10], "u": [1, 2, 2**64 - 1], "f": [0.5, 1.5, 2.5], "s": ["a", "b", "c"]}
     (tmp_path / "ours.parquet").write_bytes(parquet.encode(ours, SCHEMA))
