@@ -57,9 +57,9 @@ MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little
 # (and the ETA) come within a second, and a kill loses at most a few seconds of work.
 CHUNK_TARGET_S = 2.0
 # The last chunks shrink so that the workers finish together, but not below this much play:
-# each chunk costs the parent a part file per table, milliseconds that the workers wait for
-# when no core is spare, and at a few milliseconds a game a one-game chunk costs more than half
-# its play again.
+# each chunk costs a round trip to the parent and four part files to encode, a millisecond or
+# two, and with random bots (about a millisecond a game) a one-game chunk would cost more than
+# its play.
 TAIL_S = 0.05
 # A chunk whose worker dies is played again once; after a second death, game by game.
 CHUNK_ATTEMPTS = 2
@@ -556,7 +556,7 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
 
     pool = WorkerPool(workers, _play_task, close_fds=(lock_fd,) if lock_fd is not None else ())
     # Finished chunks wait here until every idle worker has its next chunk: a worker never waits
-    # for the parent to write (milliseconds a chunk, a game's worth with no core to spare).
+    # for the parent to write.
     received: list[tuple[list[int], dict[str, bytes]]] = []
     try:
         while fresh or retry or pool.busy() or received:
