@@ -9,14 +9,16 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from terra_sim.config import from_any, from_dict, validate
 from terra_sim.core.errors import UserError
 from terra_sim.games import DEFAULT_GAME
-from terra_sim.runner import run_tournament
+from terra_sim.runner import _context, play_chunk, run_tournament
 
 
 @dataclass
@@ -66,6 +68,40 @@ def bench(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int =
     memory = {"parent": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
               "worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
     return lines, memory
+
+
+def ceiling(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int = 200,
+            strategies: list[str] | str | None = None, workers: int | None = None
+            ) -> dict[int, float]:
+    """Wall seconds to play the bench's games in 1 and in `workers` (default: every core) bare
+    processes: forked, each plays every n-th game of the plan in one go, with no pool, chunks,
+    parent or files. What the machine's cores give by themselves (other programs, shared
+    caches), which the runner's speed-up can be read against."""
+    n_all = workers or os.cpu_count() or 1
+    given = {"game": game, "players": players, "games": games, "strategies": strategies}
+    cfg = validate(from_dict({k: v for k, v in given.items() if v is not None},
+                             base=from_any(None)))
+    content_json = json.dumps(cfg.content(), sort_keys=True)
+    _context(content_json)  # loaded once, before the forks, as the runner does
+    walls = {}
+    for n in dict.fromkeys((1, n_all)):
+        t = time.perf_counter()
+        children = []
+        for k in range(n):
+            pid = os.fork()
+            if pid == 0:  # a bare player: its share of the games, then out at once
+                code = 1
+                try:
+                    play_chunk(content_json, list(range(k, games, n)))
+                    code = 0
+                finally:
+                    os._exit(code)
+            children.append(pid)
+        failed = [pid for pid in children if os.waitpid(pid, 0)[1] != 0]
+        walls[n] = time.perf_counter() - t
+        if failed:
+            raise UserError(f"{len(failed)} of the {n} bare processes failed")
+    return walls
 
 
 # The same measurement in another source tree: the driver runs in a child process whose

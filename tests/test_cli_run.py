@@ -232,6 +232,36 @@ def test_bench_reports_throughput(tmp_path):
     assert [line.split()[0] for line in lines[2:4]] == ["1", "2"]
 
 
+def test_bench_measures_the_machines_own_speed_up_beside_the_runs():
+    result = invoke("bench", "--games", 6, "--strategies", "random", "--workers", 2,
+                    "--ceiling", "--rounds", 2)
+    assert result.exit_code == 0, result.output
+    rounds = [x for x in result.output.splitlines() if x.startswith("  round ")]
+    assert len(rounds) == 2 and all("bare processes" in x and "with 2)" in x for x in rounds)
+    assert "median of 2 rounds: the runner " in result.output
+    refused = invoke("bench", "--ceiling", "--against", "HEAD")
+    assert refused.exit_code == 2 and "--ceiling goes with the plain bench" in refused.output
+
+
+def test_the_ceiling_plays_every_game_once_per_measurement(monkeypatch, tmp_path):
+    from terra_sim import bench as b
+
+    log = tmp_path / "played"
+
+    def record(content, ids):  # runs in the forked children
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()} {' '.join(map(str, ids))}\n")
+
+    monkeypatch.setattr(b, "play_chunk", record)
+    walls = b.ceiling(games=7, strategies="random", workers=2)
+    assert set(walls) == {1, 2}
+    rows = [line.split() for line in log.read_text().splitlines()]
+    assert len(rows[0]) - 1 == 7  # one process plays them all, then two share them
+    assert sorted(len(r) - 1 for r in rows[1:]) == [3, 4]
+    assert sorted(int(i) for r in rows[1:] for i in r[1:]) == list(range(7))
+    assert len({r[0] for r in rows}) == 3 and str(os.getpid()) not in {r[0] for r in rows}
+
+
 def test_bench_tells_each_line_as_it_is_measured():
     from terra_sim import bench as b
 

@@ -1,5 +1,6 @@
 """`terra-sim run`, `replay` and `bench`: tournaments, replaying one logged game, throughput."""
 
+import statistics
 import sys
 
 import click
@@ -147,7 +148,13 @@ def replay(run_dir, game_id, step) -> None:
                    "and show both side by side (before and after a change). REV is compiled "
                    "as an install would compile it.")
 @click.option("--rounds", type=int, default=3, show_default=True,
-              help="With --against: measurements of each side.")
+              help="With --against: measurements of each side; with --ceiling: rounds of "
+                   "the runner and the bare processes in turns.")
+@click.option("--ceiling", is_flag=True,
+              help="Also play the same games in bare forked processes (no pool, chunks or "
+                   "files), one and all workers, in turns with the runs for --rounds rounds, "
+                   "and show the machine's own speed-up beside the runner's: how much of the "
+                   "gap to 2x (or Nx) is the runner's.")
 @click.option("--report-games", metavar="N,N,...",
               help="Instead of play: time `terra-sim report` (wall seconds, peak memory) on runs "
                    "of these many games, e.g. 20000,100000,1000000, each made by tiling one "
@@ -159,7 +166,7 @@ def replay(run_dir, game_id, step) -> None:
               help="With --report-games: write the tiled runs in chunks of N games, as a long "
                    "real run does (default: one chunk per copy), and time the report again "
                    "after `terra-sim compact`.")
-def bench(game, players, games, strategies, workers, against, rounds, report_games,
+def bench(game, players, games, strategies, workers, against, rounds, ceiling, report_games,
           from_run, part_games) -> None:
     """Measure games/s and decisions/s, 1 worker vs all.
 
@@ -172,6 +179,11 @@ def bench(game, players, games, strategies, workers, against, rounds, report_gam
     if (from_run or part_games) and not report_games:
         raise click.UsageError("--from and --part-games shape the runs that --report-games "
                                "measures; give --report-games too")
+    if ceiling and (against or report_games):
+        raise click.UsageError("--ceiling goes with the plain bench; drop --against and "
+                               "--report-games")
+    if ceiling and rounds < 1:
+        raise click.UsageError(f"--rounds must be at least 1, got {rounds}")
     if report_games:
         if against:
             raise click.UsageError("--report-games measures this tree only; drop --against")
@@ -213,6 +225,20 @@ def bench(game, players, games, strategies, workers, against, rounds, report_gam
     if len(lines) == 2:
         click.echo(f"speed-up with {lines[1].workers} workers: "
                    f"{lines[1].games_per_s / lines[0].games_per_s:.2f}x")
+    if ceiling and len(lines) == 2:
+        n = lines[1].workers
+        ratios = []  # (the runner's speed-up, the bare processes'), a round each, in turns
+        for r in range(rounds):
+            if r:
+                lines, _ = b.bench(game, players, games, strategies, workers)
+            walls = b.ceiling(game, players, games, strategies, workers)
+            ratios.append((lines[1].games_per_s / lines[0].games_per_s, walls[1] / walls[n]))
+            click.echo(f"  round {r + 1}/{rounds}: the runner {ratios[-1][0]:.2f}x, bare "
+                       f"processes {ratios[-1][1]:.2f}x ({walls[1]:.2f} s with 1, "
+                       f"{walls[n]:.2f} s with {n})")
+        run, bare = (statistics.median(x) for x in zip(*ratios, strict=True))
+        click.echo(f"speed-up with {n} workers, median of {rounds} rounds: the runner "
+                   f"{run:.2f}x; bare processes playing the same games without it {bare:.2f}x")
     if any(x.cpu_share < 0.9 for x in lines):
         click.echo("note: workers got under 90% of a core (cpu column): other programs are "
                    "competing, so the figures understate this machine's speed")
