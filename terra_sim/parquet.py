@@ -159,22 +159,23 @@ def _schema_element(t: Thrift, name: str, dtype: Any) -> None:
     t.end()
 
 
-def _page(out: bytearray, kind: int, raw: bytes, count: int) -> tuple[int, int]:
-    """Append a gzip-compressed page of `count` values (a dictionary page, or a data page in
-    `kind`'s encoding) to `out`; return its sizes with the header, uncompressed and as written."""
+def _page(out: bytearray, raw: bytes, count: int, encoding: int | None) -> tuple[int, int]:
+    """Append a gzip-compressed page of `count` values to `out`: a data page of values in
+    `encoding`, or (None) a dictionary page. Return its sizes with the header, uncompressed
+    and as written."""
     body = zlib.compress(raw, GZIP_LEVEL, 31)  # wbits 31: the gzip format
     header = Thrift()  # PageHeader
-    header.i32(1, DICTIONARY_PAGE if kind == DICTIONARY_PAGE else DATA_PAGE)
+    header.i32(1, DATA_PAGE if encoding is not None else DICTIONARY_PAGE)
     header.i32(2, len(raw))
     header.i32(3, len(body))
-    if kind == DICTIONARY_PAGE:
+    if encoding is None:
         header.begin(7)  # DictionaryPageHeader
         header.i32(1, count)
         header.i32(2, PLAIN)
     else:
         header.begin(5)  # DataPageHeader
         header.i32(1, count)
-        header.i32(2, kind)
+        header.i32(2, encoding)
         header.i32(3, RLE)
         header.i32(4, RLE)
     header.end()
@@ -225,10 +226,10 @@ def encode(columns: dict[str, list], schema: dict[str, Any]) -> bytes:
         dictionary = typecode is None and bool(present)
         if dictionary:
             words, codes, distinct = _dictionary(present)
-            size, stored = _page(out, DICTIONARY_PAGE, words, distinct)
+            size, stored = _page(out, words, distinct, None)
         data_offset = len(out)
-        a, b = _page(out, RLE_DICTIONARY if dictionary else PLAIN,
-                     levels + (codes if dictionary else _plain(present, typecode)), rows)
+        a, b = _page(out, levels + (codes if dictionary else _plain(present, typecode)), rows,
+                     RLE_DICTIONARY if dictionary else PLAIN)
         size, stored = size + a, stored + b
         meta.begin()  # ColumnChunk
         meta.i64(2, offset)
