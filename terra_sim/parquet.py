@@ -204,23 +204,22 @@ def _dictionary(strings: list) -> tuple[bytes, bytes, int]:
 def encode(columns: dict[str, list], schema: dict[str, Any]) -> bytes:
     """The Parquet file of a table given by column (`columns`, in `schema`'s order and dtypes:
     Int64, UInt64, Float64 or String; None is null). Strings are dictionary-encoded (a chunk's
-    actions repeat: a fifth to a tenth of them are distinct). Raises ValueError for a column of
+    actions repeat: an eighth to a fifth of them are distinct). Raises ValueError for a column of
     another length or a dtype it does not write, and TypeError or OverflowError for a value
     that does not fit its dtype."""
     names = list(schema)
+    rows = len(columns[names[0]]) if names else 0
     for name in names:
         if schema[name] not in COLUMN_TYPES:
             raise ValueError(f"column {name}: cannot write dtype {schema[name]}")
-    rows = len(columns[names[0]]) if names else 0
+        if len(columns[name]) != rows:
+            raise ValueError(f"column {name} has {len(columns[name])} values, not {rows}")
     out = bytearray(MAGIC)
     meta = Thrift()  # the column chunks, as the footer lists them
     total = compressed = 0
     for name in names if rows else ():
         physical, typecode, _, _, _ = COLUMN_TYPES[schema[name]]
-        values = columns[name]
-        if len(values) != rows:
-            raise ValueError(f"column {name} has {len(values)} values, not {rows}")
-        levels, present = _levels(values)
+        levels, present = _levels(columns[name])
         offset = len(out)
         size = stored = 0
         dictionary = typecode is None and bool(present)

@@ -77,6 +77,8 @@ def test_what_it_cannot_write_is_refused():
         parquet.encode({"b": [True]}, {"b": pl.Boolean})
     with pytest.raises(ValueError, match="has 1 values, not 2"):
         parquet.encode({"i": [1, 2], "u": [1]}, {"i": pl.Int64, "u": pl.UInt64})
+    with pytest.raises(ValueError, match="has 1 values, not 0"):  # an empty first column too
+        parquet.encode({"i": [], "u": [1]}, {"i": pl.Int64, "u": pl.UInt64})
     with pytest.raises(OverflowError):
         parquet.encode({"i": [2**63]}, {"i": pl.Int64})
 
