@@ -846,20 +846,35 @@ def test_auren_stronghold_favour_and_two_cult_steps():
 
 def test_halflings_spade_vp_and_stronghold_spades():
     """Halflings: "+1 VP per spade"; SH: "3 spades immediately, may transform up to 3 hexes and
-    build one dwelling (paying for it) on one of them".\""""
+    build one dwelling (paying for it) on one of them". The VP come when the spades are gained
+    and the dwelling comes last, as on the server (its SH grants `transform => 3, build => 1`)."""
     s = position(["halflings", "witches"], tp={0: ["E6"]}, res={0: {"workers": 5}})
     do(s, "upgrade E6 SH")
     p = s.players[0]
     assert (p.workers, p.coins) == (1, 7)
     assert s.pending[0][:3] == ("spades", 0, 3)
-    do(s, "build E5")  # swamp -> plains: 1 spade
-    assert vp(s, 0, "faction") == 1
-    assert not any(t.startswith("build") for t in texts(s))  # one dwelling only
+    assert vp(s, 0, "faction") == 3
     do(s, "transform F3")  # desert -> plains: 1 spade
     do(s, "transform D4 desert")  # wasteland -> desert: 1 spade
+    assert not any(t.startswith("transform D") and t != "transform D4" for t in texts(s)
+                   if len(t.split()) == 3)  # one hex a turn becomes other than home
+    do(s, "build E5")  # swamp -> plains: 1 spade
     assert vp(s, 0, "faction") == 3
     assert terrain(s, "F3") == "plains" and terrain(s, "D4") == "desert"
     assert not s.pending or s.pending[0][0] != "spades"
+
+
+def test_a_stronghold_dwelling_ends_the_follow_up_and_its_spades_buy_no_more():
+    """The server settles every spade before the dwelling, and its Halflings' SH spades come
+    with no `dig`: a build gives up what is left, and no worker buys a fourth spade."""
+    s = position(["halflings", "witches"], tp={0: ["E6"]}, res={0: {"workers": 9}})
+    do(s, "upgrade E6 SH")
+    # E7 is mountains: 3 spades from plains, so it needs no digging; none needs more
+    assert all(s.spades_needed(s.players[0], s.terrain[a.args[0]], s.players[0].faction.home)
+               <= 3 for a in s.legal_actions() if a.kind == "build")
+    do(s, "build E5")
+    assert not s.pending or s.pending[0][0] != "spades"
+    assert s.players[0].workers == 9 - 4 - 1
 
 
 def test_halflings_stronghold_costs_4w_8c():
@@ -959,6 +974,21 @@ def test_darklings_stronghold_workers_to_priests_that_turn():
     assert "convert W P" not in texts(s)
 
 
+def test_darklings_workers_to_priests_is_one_conversion():
+    """On the server the Darklings' SH conversion is one `convert Nw to Np` (N <= 3), and any
+    conversion ends it: its units follow one another, and another conversion first forfeits it."""
+    s = position(["darklings", "witches"], tp={0: ["E4"]}, res={0: {"workers": 8}},
+                 power={0: (0, 2, 3)})
+    do_all(s, "upgrade E4 SH", "convert W P", "burn")
+    assert "convert W P" not in texts(s)
+    s = position(["darklings", "witches"], tp={0: ["E4"]}, res={0: {"workers": 8}},
+                 power={0: (0, 2, 3)})
+    do_all(s, "upgrade E4 SH", "burn")  # a burn is not a conversion
+    assert "convert W P" in texts(s)
+    do(s, "convert PW C")
+    assert "convert W P" not in texts(s)
+
+
 def engineers(**kw):
     return position(["engineers", "witches"], **kw)
 
@@ -1020,6 +1050,19 @@ def test_dwarves_tunnel_2_workers_4_vp():
     s = position(["dwarves", "witches"], d={0: ["E7"]}, land={"E6": "mountains"})
     do(s, "build E6")
     assert s.players[0].workers == 2 and vp(s, 0, "faction") == 0
+
+
+def test_one_tunnel_a_turn():
+    """The server allows one tunnel or carpet flight a turn ("Can't use tunnel / carpet flight
+    multiple times in one turn"): after tunnelling to one hex with power action 6's first
+    spade, the second spade reaches only what is in direct reach."""
+    s = dwarves(res={0: {"workers": 9}}, power={0: (0, 0, 12)})
+    do(s, "action ACT6")
+    do(s, "transform G3 lakes")  # two hexes from E7: a tunnel, and one spade
+    assert s.players[0].workers == 7 and vp(s, 0, "faction") == 4
+    assert not any(t.split()[1] in ("C3", "F3", "G2") for t in texts(s)
+                   if t.startswith(("transform", "build")))
+    assert "transform E6" in texts(s)  # in direct reach
 
 
 def test_dwarves_cannot_ship():
@@ -1161,13 +1204,23 @@ def test_two_power_spades_on_two_hexes_one_dwelling():
     not place a Dwelling on this second space.\""""
     s = position(WH_HA, d={0: ["F4"]}, power={0: (0, 6, 6)})
     do(s, "action ACT6")
+    do(s, "transform F3 plains")  # desert -> plains: the second spade first, as the server
+    assert terrain(s, "F3") == "plains" and s.players[0].workers == 3
+    # one hex a turn may become other than home: only home transforms are left
+    assert not any(len(t.split()) == 3 for t in texts(s) if t.startswith("transform"))
     do(s, "build E7")  # mountains -> forest: 1 spade
-    assert not any(t.startswith("build") for t in texts(s))
-    do(s, "transform F3 plains")  # desert -> plains: the second spade
-    assert terrain(s, "F3") == "plains" and s.players[0].workers == 2
-    assert s.current_player() == 0 and texts(s) >= {"done"}
-    do(s, "done")
-    assert s.players[0].b["D"] == mask(["F4", "E7"])
+    assert not any(t.startswith(("build", "transform")) for t in texts(s))
+    assert s.players[0].b["D"] == mask(["F4", "E7"]) and s.players[0].workers == 2
+
+
+def test_a_dwelling_built_first_gives_up_the_second_spade():
+    """The server settles every spade before the dwelling goes up (it reorders `build X.
+    transform Y` so that Y cannot be reached from X): a transform may not follow the build."""
+    s = position(WH_HA, d={0: ["F4"]}, power={0: (0, 6, 6)})
+    do(s, "action ACT6")
+    do(s, "build E7")
+    assert not any(t.startswith(("build", "transform")) for t in texts(s))
+    assert not s.pending or s.pending[0][0] != "spades"
 
 
 def test_network_counts_tunnel_and_carpet_range():

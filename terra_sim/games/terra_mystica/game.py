@@ -10,7 +10,7 @@ from terra_sim.games.terra_mystica.data import load_data
 from terra_sim.games.terra_mystica.state import CATEGORIES, TerraMysticaState
 
 # Bump whenever a rules change alters games; every logged game records it.
-ENGINE_VERSION = "tm-1.0"
+ENGINE_VERSION = "tm-1.1"
 
 # The online server's options (its defaults first where it has them).
 OPTIONS: dict[str, tuple[str, ...]] = {

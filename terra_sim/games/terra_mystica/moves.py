@@ -277,15 +277,18 @@ def spade_moves(s: "TerraMysticaState", p: Player) -> list[Action]:
         jump = 0
     else:
         targets = s.direct_reach(p) & free
-        jump = s.jump_reach(p) & free & ~targets
+        # one tunnel or carpet flight a turn (the server's rule): a second hex out of direct
+        # reach cannot follow the first
+        jump = 0 if sp.get("jumped") else s.jump_reach(p) & free & ~targets
+    home_only = sp.get("other", 0)
     for h in bits(targets | jump):
         jw, jp = s.jump_cost(p) if jump >> h & 1 else (0, 0)
         t = s.terrain[h]
         for dst in range(len(data.wheel)):
-            if dst == t:
+            if dst == t or home_only and dst != f.home:
                 continue
             need = s.spades_needed(p, t, dst)
-            if sp.get("cult") and need > sp["free"]:
+            if not sp.get("dig") and need > sp["free"]:
                 continue
             w, pr = s.dig_cost(p, max(0, need - sp["free"]))
             if not afford(p, w + jw, 0, pr + jp):

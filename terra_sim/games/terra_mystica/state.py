@@ -24,13 +24,18 @@ UPGRADES: Final = {"D": ("TP",), "TP": ("TE", "SH"), "TE": ("SA",)}
 # What a "spades" follow-up allows: `built` set = no dwelling may follow; `cult` = the round's
 # cult-bonus spades (transform only, no shipping bonus, no tunnels); the specials replace
 # transforming by one fixed move.
-CULT_SPADES: Final = {"built": 1, "cult": 1}
-ACTION_SPADES: Final = {"built": 0, "cult": 0}
+CULT_SPADES: Final = {"built": 1, "cult": 1, "dig": 0}
+# `dig`: workers may buy the spades a hex still needs (power actions, BON1, the Giants' action:
+# the rulebook's "Power action or Bonus card"); not the Halflings' stronghold spades
+ACTION_SPADES: Final = {"built": 0, "cult": 0, "dig": 1}
+STRONGHOLD_SPADES: Final = {"built": 0, "cult": 0, "dig": 0}
 SPECIAL_FOLLOW_UP: Final = {
     "ACTW": {"built": 0, "cult": 0, "ride": 1},  # Witches' ride: a free dwelling on any forest
     "ACTN": {"built": 0, "cult": 0, "sandstorm": 1},  # Nomads: a neighbour hex turns desert
     "ACTS": {"built": 1, "cult": 0, "free_tp": 1},  # Swarmlings: a dwelling -> trading house
 }
+SPECIAL_MOVES: Final = ("ride", "sandstorm", "free_tp")
+W2P: Final = ("W", "P")
 
 
 class TerraMysticaState:
@@ -252,6 +257,11 @@ class TerraMysticaState:
         kind, args = a
         seat = self.current_player()
         p = self.players[seat]
+        if p.w2p and (kind, args) != ("convert", W2P) and (
+                kind == "convert" or p.w2p < p.eff["workers_to_priests"]):
+            # the Darklings' workers-to-priests is one conversion, as on the server: its units
+            # follow one another, and any other conversion ends it
+            p.w2p = 0
         if self.pending and kind in ("burn", "convert", "connect"):
             self._free(p, kind, args)  # during the player's own follow-up
         elif self.pending:
@@ -309,7 +319,10 @@ class TerraMysticaState:
             if kind == "spades":
                 if not self.spade:
                     self.spade = {**entry[3], "free": entry[2], "mask": 0}
-                if not moves.spade_moves(self, p):
+                # spades or a special left with nowhere to go wait for the player's `done`,
+                # which gives them up (the server's `-spade`, `-free_d`, ...): nothing granted
+                # is dropped unseen
+                if not moves.spade_moves(self, p) and not self.follow_up_open():
                     self.pending.pop(0)
                     self.spade = {}
                     continue
@@ -318,6 +331,12 @@ class TerraMysticaState:
                 self._next_turn()
                 continue
             return
+
+    def follow_up_open(self) -> bool:
+        """Whether the spade follow-up still holds something granted: spades, or a special's
+        one move (the ride, the sandstorm, the free trading house)."""
+        sp = self.spade
+        return sp["free"] > 0 or any(sp.get(k, 0) for k in SPECIAL_MOVES)
 
     def _answer(self, p: Player, kind: str, args: tuple) -> None:
         if kind in ("favor", "town"):
@@ -416,7 +435,7 @@ class TerraMysticaState:
                     continue
                 for res, v in tile["reward"].items():
                     if res == "spade":
-                        self.pending.append(("spades", seat, v * k, CULT_SPADES))
+                        self._spades(p, v * k, CULT_SPADES)
                     else:
                         self.give(p, res, v * k)
 
@@ -549,17 +568,21 @@ class TerraMysticaState:
             p.workers -= jw
             p.priests -= jp
             p.add_vp("faction", p.eff.get("tunnel_vp", p.eff.get("carpet_vp", 0)))
+            if self.spade:
+                self.spade["jumped"] = 1  # one tunnel or carpet flight a turn
         if need:
             self.terrain[h] = dst
-            self.spades_gained(p, need, priest_paid=dug if "priest_spades" in p.eff else 0)
+            self.spades_gained(p, dug, priest_paid=dug if "priest_spades" in p.eff else 0)
         if build:
             self.build_dwelling(p, h)
         return used_free
 
-    def spades_gained(self, p: Player, n: int, priest_paid: int = 0) -> None:
+    def spades_gained(self, p: Player, n: int, priest_paid: int = 0, cult: bool = False) -> None:
+        """Spades score when gained, as on the server: dug ones when dug, free ones when given
+        (one given up still scored). Cult-bonus spades belong to the round that gave them,
+        not to the new round's tile."""
         tile = self.scoring_tile()
-        # cult-bonus spades belong to the round that gave them, not to the new round's tile
-        if tile is not None and tile["event"] == "spade" and not self.spade.get("cult"):
+        if tile is not None and tile["event"] == "spade" and not cult:
             p.add_vp("round", tile["vp"] * n)
         if "spade_vp" in p.eff:
             p.add_vp("faction", p.eff["spade_vp"] * n)
@@ -622,7 +645,7 @@ class TerraMysticaState:
                     p.ship += 1
                     p.add_vp("advance", p.faction.ship_vp[p.ship])
         if "spades" in sh:
-            self.pending.append(("spades", p.seat, sh["spades"], ACTION_SPADES))
+            self._spades(p, sh["spades"], STRONGHOLD_SPADES)
 
     def _use_spades(self, p: Player, kind: str, args: tuple) -> None:
         sp = self.spade
@@ -635,6 +658,7 @@ class TerraMysticaState:
             self.build_dwelling(p, h, pay=not sp.get("ride"))
             sp["built"] = 1
             sp["ride"] = 0
+            sp["free"] = 0  # as below: spades left are given up once the dwelling stands
             return
         if sp.get("sandstorm"):
             self.terrain[h] = p.faction.home
@@ -648,8 +672,13 @@ class TerraMysticaState:
         used = self.transform_and_build(p, h, build=kind == "build", dst=dst, free=sp["free"])
         sp["free"] -= used
         sp["mask"] |= 1 << h
+        if dst >= 0 and dst != p.faction.home and not sp["cult"]:
+            sp["other"] = 1  # one hex a turn may become other than home (the server's rule)
         if kind == "build":
+            # the dwelling ends the follow-up: spades not used by then are given up (the
+            # server settles every spade before the dwelling goes up)
             sp["built"] = 1
+            sp["free"] = 0
 
     def build_bridge(self, p: Player, site: int) -> None:
         a, b = self.data.map.bridge_sites[site]
@@ -825,8 +854,9 @@ class TerraMysticaState:
         elif act in ("ACTW", "ACTN", "ACTS"):
             self.pending.append(("spades", p.seat, 0, SPECIAL_FOLLOW_UP[act]))
 
-    def _spades(self, p: Player, n: int) -> None:
-        self.pending.append(("spades", p.seat, n, ACTION_SPADES))
+    def _spades(self, p: Player, n: int, follow_up: dict[str, int] = ACTION_SPADES) -> None:
+        self.pending.append(("spades", p.seat, n, follow_up))
+        self.spades_gained(p, n, cult=bool(follow_up["cult"]))
 
     def pass_(self, p: Player, tile: str) -> None:
         tiles = self.data.tiles
