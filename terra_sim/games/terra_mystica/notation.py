@@ -16,7 +16,7 @@ from typing import Any
 
 from terra_sim.core.errors import IllegalAction, UserError
 from terra_sim.games.terra_mystica.actions import Action
-from terra_sim.games.terra_mystica.game import TerraMystica
+from terra_sim.games.terra_mystica.game import OPTIONS, TerraMystica
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 
 COLORS = {"yellow": "desert", "brown": "plains", "black": "swamp", "blue": "lakes",
@@ -30,6 +30,18 @@ BUILDING = {"tp": "TP", "te": "TE", "sh": "SH", "sa": "SA", "trading post": "TP"
             "trading house": "TP", "temple": "TE", "stronghold": "SH", "sanctuary": "SA"}
 MANUAL = re.compile(r"^[+-]\d*(c|w|p|pw|vp)$")
 SKIP = ("income", "start", "wait", "done")
+# A follow-up's special given up, in the server's words (its resource names)
+GIVE_UP = {"ride": "free_d", "sandstorm": "free_tf", "free_tp": "free_tp"}
+DISCARDS = ("-spade", *(f"-{v}" for v in GIVE_UP.values()))
+# Our options as the server's `option` rows: each of ours -> (its value that the row turns on,
+# the server's option). The server plays the rule off when the row is absent.
+SERVER_OPTIONS = {"errata_cultists": ("yes", "errata-cultist-power"),
+                  "turn_order": ("variable", "variable-turn-order"),
+                  "mini-expansion": ("yes", "mini-expansion-1"),
+                  "shipping-bonus": ("yes", "shipping-bonus"),
+                  "temple-scoring-tile": ("yes", "temple-scoring-tile")}
+# Rules our engine always plays, each an option on the server (its default for new games).
+ALWAYS = ("strict-leech", "strict-darkling-sh", "strict-chaosmagician-sh")
 
 
 @dataclass
@@ -120,22 +132,33 @@ def read_log(text: str) -> Log:
     return log
 
 
+def _offered(game: TerraMystica, options: dict[str, Any], tile: str) -> bool:
+    """Whether a bonus tile is in the box the setup draws from (an option's tile only with it)."""
+    option = game.data.tiles.bonus[tile]["option"]
+    return not option or options.get(option) == "yes"
+
+
 class Replayer:
     """Drives a TerraMysticaState with a log's commands."""
 
     def __init__(self, game: TerraMystica, log: Log):
         self.g = game
         self.log = log
-        bonus = [t for t in game.data.tiles.bonus
-                 if t not in log.deleted and not game.data.tiles.bonus[t]["option"]]
         # what new_state needs to replay our actions: the log fixes the setup, and its manual
         # fixes become `adjust` actions
-        self.options: dict[str, Any] = {"bonus_tiles": bonus, "scoring_tiles": log.scoring,
-                                        "log_fixes": "yes"}
+        self.options: dict[str, Any] = {"scoring_tiles": log.scoring, "log_fixes": "yes"}
+        # the server plays each of these rules only with its option row, whatever our default
+        for ours, (on, server) in SERVER_OPTIONS.items():
+            value = on if server in log.options else next(v for v in OPTIONS[ours] if v != on)
+            if value != OPTIONS[ours][0]:
+                self.options[ours] = value
+        self.options["bonus_tiles"] = [t for t in game.data.tiles.bonus
+                                       if t not in log.deleted and _offered(game, self.options, t)]
         self.state: TerraMysticaState = game.new_state(log.factions, 0, **self.options)
         self.seat = {f: i for i, f in enumerate(log.factions)}
         self.actions: list[str] = []
         self.pos = 0  # next command in log order
+        self.last_line = 0  # the row of the command played last
 
     # ----- helpers ---------------------------------------------------------------------------
     def fail(self, c: Command | None, why: str) -> UserError:
@@ -152,6 +175,8 @@ class Replayer:
                                f"expects one of: {', '.join(legal[:12])}{more})")
         self.actions.append(s.action_text(a))
         s.do(a)
+        if c is not None:
+            self.last_line = c.line
 
     def next_command(self) -> Command | None:
         cmds = self.log.commands
@@ -198,6 +223,9 @@ class Replayer:
                 c.used = True
                 self.resource(c.faction, c)
                 continue
+            if c is not None and c.head in DISCARDS and not self.spades_open(c.faction):
+                c.used = True  # the follow-up is already over (our engine closed it)
+                continue
             if c is None or c.head == "finish":
                 if c is not None and s.round == s.data.rules["rounds"]:
                     # `finish` drops unanswered offers; the game then ends as usual
@@ -216,13 +244,19 @@ class Replayer:
                     self.command(c.faction, c)
                     continue
                 raise self.fail(c, f"the engine waits for {p.faction.slug}")
-            if (c.head in ACTING and c.head != "dig" and not s.pending and s.stage == "play"
-                    and not s.actions_left):
-                self.act(Action("done"), c)  # the last player's next turn
+            if not s.pending and s.stage == "play" and not s.actions_left and (
+                    c.line != self.last_line or c.head in ACTING and c.head != "dig"):
+                # the player's next turn: a row is a turn on the server
+                self.act(Action("done"), c)
                 continue
             c.used = True
             self.command(p.faction.slug, c)
         return s
+
+    def spades_open(self, faction: str) -> bool:
+        s = self.state
+        return bool(s.pending) and s.pending[0][0] == "spades" and s.players[
+            s.pending[0][1]].faction.slug == faction
 
     def finish_game(self, c: Command) -> None:
         s = self.state
@@ -293,9 +327,14 @@ class Replayer:
         elif head.startswith("+fav") or head.startswith("+tw"):
             kind = "favor" if head.startswith("+fav") else "town"
             self.act(Action(kind, (head[1:].upper(),)), c)
-        elif head.startswith("-") and head[1:] in ("spade", "free_d", "free_tp"):
-            if s.pending and s.pending[0][0] == "spades":
-                self.act(Action("done"), c)  # else the engine already dropped the follow-up
+        elif head in DISCARDS:
+            # given up before a dwelling or transform of the same row: the engine gives up
+            # what that move leaves; at the end of a row, the discard ends the follow-up
+            if not any(x.line == c.line and not x.used and x.head in ("build", "transform")
+                       for x in self.log.commands[self.pos:]):
+                self.act(Action("done"), c)
+        elif re.match(r"^-\d*convert_w_to_p$", head):
+            pass  # the Darklings' conversion given up: our engine ends it with the turn
         elif re.match(r"^[+-]\d*[a-z]+$", head) and len(w) == 1:
             self.resource(faction, c)
         else:
@@ -407,27 +446,33 @@ def write_log(game: TerraMystica, factions: list[str], options: dict[str, Any],
     name = {i: SERVER_NAMES.get(f, f) for i, f in enumerate(factions)}
     in_play = s.setup_info()["bonus_tiles"]
     lines = [f"# exported by terra-sim ({game.slug} engine {game.version}, seed {seed})"]
+    lines += [f"option {o}" for o in ALWAYS]
+    lines += [f"option {server}" for ours, (on, server) in SERVER_OPTIONS.items()
+              if s.options.get(ours, OPTIONS[ours][0]) == on]
     if any(t.startswith("adjust ") for t in actions):
         lines.append("option loose-adjust-resource")  # the log's manual fixes
     lines.append("score " + ",".join(t.lower() for t in s.scoring_tiles))
     lines += [f"delete {t.lower()}" for t in data.tiles.bonus
-              if t not in in_play and not data.tiles.bonus[t]["option"]]
+              if t not in in_play and _offered(game, s.options, t)]
     lines += [f"setup {name[i]}" for i in range(len(factions))]
     row: list[str] = []
     row_seat = -1
-    run: tuple[str, int] = ("", 0)  # a burn or conversion repeated, written as one command
+    # a burn or conversion repeated, written as one command; and whether it started while the
+    # Darklings' workers-to-priests was open (the server then refuses more than 3 in one)
+    run: tuple[str, int, bool] = ("", 0, False)
 
     def flush_run() -> None:
         nonlocal run
-        if run[1]:
-            head, k = run
+        head, k, w2p_open = run
+        if k:
             if head == "burn":
                 row.append(f"burn {k}")
             else:
                 a, b = head.split()[1:]
                 n, m = _rate(s, a, b)
-                row.append(f"convert {k * n}{a.lower()} to {k * m}{b.lower()}")
-        run = ("", 0)
+                ends = [1, k - 1] if w2p_open and k * m > 3 else [k]
+                row.extend(f"convert {j * n}{a.lower()} to {j * m}{b.lower()}" for j in ends)
+        run = ("", 0, False)
 
     def flush() -> None:
         flush_run()
@@ -445,19 +490,38 @@ def write_log(game: TerraMystica, factions: list[str], options: dict[str, Any],
         if kind in ("burn", "convert"):
             if run[0] != text:
                 flush_run()
-            run = (text, run[1] + 1)
+                p = s.players[seat]
+                run = (text, 0, bool(p.w2p) and kind == "convert" and args != ("W", "P"))
+            run = (run[0], run[1] + 1, run[2])
             s.apply(a)
             continue
         flush_run()
         cmd = _command(s, a, colour, name)
         if cmd:
             row.append(cmd)
+        quiet = _quiet_offers(s) if kind in ("done", "pass") and not s.pending else []
         s.apply(a)
         if kind in ("leech", "decline", "done", "pass", "pick", "adjust"):
             flush()
             row_seat = -1
+        lines += [f"{name[q]}: decline {n} from {name[b]}" for q, n, b in quiet]
     flush()
     return "\n".join(lines) + "\n"
+
+
+def _quiet_offers(s: TerraMysticaState) -> list[tuple[int, int, int]]:
+    """(seat, amount, builder) of the power offers the turn's builds make to players with full
+    bowls: our engine makes none (nothing could be gained), the server makes them and waits
+    for an answer."""
+    n = len(s.players)
+    out = []
+    for builder, h in s.builds:
+        for i in range(1, n):
+            q = s.players[(builder + i) % n]
+            amount = s.neighbour_power(q, h)
+            if amount and q.room() <= 0:
+                out.append((q.seat, amount, builder))
+    return out
 
 
 def _rate(s: TerraMysticaState, a: str, b: str) -> tuple[int, int]:
@@ -481,16 +545,21 @@ def _command(s: TerraMysticaState, a: Action, colour: dict[str, str],
         h = args[0]
         dst = s.data.wheel.index(args[1]) if len(args) > 1 else p.faction.home
         sp = s.spade if s.pending and s.pending[0][0] == "spades" else {}
-        if kind == "build" and (sp.get("ride") or sp["mask"] >> h & 1 if sp else False):
-            return f"build {m.name(h).lower()}"
-        if sp.get("sandstorm"):
-            return f"{kind} {m.name(h).lower()}"
-        need = s.spades_needed(p, s.terrain[h], dst)
-        dig = max(0, need - sp.get("free", 0))
         hex_name = m.name(h).lower()
-        cmd = (f"build {hex_name}" if kind == "build"
-               else f"transform {hex_name} to {colour[s.data.wheel[dst]]}")
-        return f"dig {dig}. {cmd}" if dig else cmd
+        need = 0 if sp.get("ride") or sp.get("mask", 0) >> h & 1 else s.spades_needed(
+            p, s.terrain[h], dst)
+        # the dwelling gives up the spades it leaves: the server wants them given up before
+        left = max(0, sp.get("free", 0) - need) if kind == "build" else 0
+        cmds = ["-spade"] * left
+        if sp.get("sandstorm") or not need:
+            cmds.append(f"{kind} {hex_name}")
+        else:
+            dig = max(0, need - sp.get("free", 0))
+            if dig:
+                cmds.append(f"dig {dig}")
+            cmds.append(f"build {hex_name}" if kind == "build"
+                        else f"transform {hex_name} to {colour[s.data.wheel[dst]]}")
+        return ". ".join(cmds)
     if kind == "upgrade":
         return f"upgrade {m.name(args[0]).lower()} to {args[1].lower()}"
     if kind == "send":
@@ -518,7 +587,12 @@ def _command(s: TerraMysticaState, a: Action, colour: dict[str, str],
         seat, res, n = args
         return f"{n:+d}{res.lower()}"
     if kind == "done":
-        if s.pending and s.pending[0][0] == "spades" and s.spade.get("free"):
-            return ". ".join(["-spade"] * s.spade["free"])
-        return ""
+        if p.w2p and p.w2p == p.eff.get("workers_to_priests"):
+            return f"-{p.w2p}convert_w_to_p"  # the Darklings' conversion left unused
+        if not (s.pending and s.pending[0][0] == "spades"):
+            return ""
+        # what the follow-up still holds is given up, as the server wants it said
+        sp = s.spade
+        return ". ".join(["-spade"] * sp.get("free", 0)
+                         + [f"-{GIVE_UP[k]}" for k in GIVE_UP if sp.get(k)])
     raise ValueError(f"cannot write {kind!r} in the server's notation")
