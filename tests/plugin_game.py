@@ -16,6 +16,7 @@ import random
 from typing import Any
 
 from strategies.base import Strategy
+from strategies.weighted import WeightedStrategy
 from terra_sim.core.errors import IllegalAction, UserError
 
 SLUG = "tally"
@@ -173,6 +174,27 @@ class TallyGreedy(Strategy):
             return c.vp()[seat]
 
         return max(legal, key=lambda a: (gain(a), self.rng.random()))
+
+
+class TallyWeighted(WeightedStrategy):
+    """A bot whose play is a set of weights, as a game's greedy: `terra-sim tune` tunes it
+    (tests/test_tune.py). Not in STRATEGIES: named as plugin_game:TallyWeighted."""
+
+    name = "weighted"
+    description = "The step whose VP, weighted by category, is the most."
+    games = ("tally",)
+    default_weights = {"steps": 1.0, "bonus": 1.0, "knack": 1.0}
+
+    def choose(self, state: TallyState, legal: list) -> Any:
+        seat = state.current_player()
+
+        def value(a: Any) -> float:
+            c = state.clone()
+            c.apply(a)
+            gained = [x - y for x, y in zip(c.table[seat], state.table[seat], strict=True)]
+            return sum(self.w[k] * v for k, v in zip(CATEGORIES, gained, strict=True))
+
+        return max(legal, key=lambda a: (value(a), self.rng.random()))
 
 
 STRATEGIES = [TallyGreedy]

@@ -9,7 +9,8 @@ from terra_sim import __version__
 from terra_sim.core.errors import UserError
 
 COMMAND_MODULES = ("terra_sim.cli.listing", "terra_sim.cli.play", "terra_sim.cli.run",
-                   "terra_sim.cli.report", "terra_sim.cli.logs", "terra_sim.cli.calibrate")
+                   "terra_sim.cli.report", "terra_sim.cli.logs", "terra_sim.cli.calibrate",
+                   "terra_sim.cli.tune")
 
 
 class UserMistake(click.ClickException):

@@ -1,0 +1,156 @@
+"""`terra-sim tune`: a weighted bot's weights found by self-play (terra_sim.tune)."""
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from terra_sim.cli.options import game_option
+from terra_sim.core.errors import UserError
+
+
+@click.command()
+@game_option
+@click.option("--strategy", default="greedy", show_default=True,
+              help="The bot to tune: one whose play is a set of weights (a game's greedy or a "
+                   "plan), by name or as path/to/file.py:Class or package.module:Class.")
+@click.option("--faction", default="",
+              help="Tune for one faction: it sits in the tuned seat of every game (default: "
+                   "every faction, as dealt).")
+@click.option("--players", default="4", show_default=True, help="Player count, or several: 2,4.")
+@click.option("--opponents",
+              help="The other seats' bots, comma-separated (default: the game's scripted bots).")
+@click.option("--weights", "names",
+              help="Search only these weights, comma-separated (default: all of the bot's).")
+@click.option("--start", type=click.Path(path_type=Path),
+              help="Start from the [weights] of this file (a tuning's output).")
+@click.option("-w", "--weight", "set_weights", multiple=True, metavar="NAME=VALUE",
+              help="A start weight (repeatable; applied after --start).")
+@click.option("--pool", type=int, default=64, show_default=True,
+              help="Games every candidate plays: the same games for all (common random "
+                   "numbers).")
+@click.option("--holdout", type=int, default=64, show_default=True,
+              help="Other games, for the start-against-tuned measure.")
+@click.option("--generations", type=int, default=20, show_default=True,
+              help="CMA-ES generations.")
+@click.option("--popsize", type=int, default=0,
+              help="Candidates a generation (default: CMA-ES's for the number of weights).")
+@click.option("--sigma", type=float, default=0.3, show_default=True,
+              help="The first step size, as a share of each weight's start value.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the pools and of "
+              "CMA-ES: the same seed gives the same weights.")
+@click.option("--workers", type=int, help="Worker processes (default: all cores).")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="The tuned weights' file (default: tuned/<strategy>[-<faction>].toml beside "
+                   "the game's bots).")
+@click.option("--fresh", is_flag=True, help="Start over instead of resuming this tuning.")
+def tune(game: str, strategy: str, faction: str, players: str, opponents: str | None,
+         names: str | None, start: Path | None, set_weights: tuple[str, ...], pool: int,
+         holdout: int, generations: int, popsize: int, sigma: float, seed: int,
+         workers: int | None, out: Path | None, fresh: bool) -> None:
+    """Find the weights of a game's scripted bot by playing games: CMA-ES over the weights,
+    every candidate judged by its mean VP margin over one fixed pool of games against the
+    other bots. A killed tuning resumes with the same command (its checkpoint is under
+    runs/tune/). Writes the weights with their provenance (command, seed, games, date and the
+    strength reached, also on held-out games)."""
+    from strategies.registry import default_strategies, resolve
+    from strategies.weighted import WeightedStrategy
+    from terra_sim import get_game
+    from terra_sim.games import game_bots
+    from terra_sim.tune import TunePlan, checkpoint_path, read_weights, write_weights
+    from terra_sim.tune import tune as run_tune
+
+    g = get_game(game)
+    cls = resolve(strategy, g.slug)
+    if not issubclass(cls, WeightedStrategy):
+        raise UserError(f"strategy {strategy!r} has no weights to tune (a game's greedy and "
+                        "its plans have)")
+    for what, n in (("--pool", pool), ("--holdout", holdout), ("--generations", generations)):
+        if n < 1:
+            raise UserError(f"{what} must be at least 1, got {n}")
+    if sigma <= 0 or popsize < 0:
+        raise UserError("--sigma must be above 0 and --popsize not below 0")
+    if faction and faction not in g.faction_slugs():
+        raise UserError(f"unknown faction {faction!r} for {g.slug} "
+                        f"(valid: {', '.join(g.faction_slugs())})")
+    counts = _ints(players, "--players")
+    bad = [n for n in counts if n not in g.player_counts]
+    if bad:
+        raise UserError(f"{g.slug} plays with {', '.join(map(str, g.player_counts))} players, "
+                        f"not {bad[0]}")
+    opp = opponents.split(",") if opponents else default_strategies(g.slug)
+    for o in opp:
+        resolve(o, g.slug)
+    weights = {**cls.default_weights, **cls.plan_weights}
+    if start is not None:
+        weights.update(_known(read_weights(start), weights, str(start)))
+    for item in set_weights:
+        k, eq, v = item.partition("=")
+        try:
+            weights.update(_known({k.strip(): float(v)}, weights, "-w"))
+        except ValueError:
+            raise UserError(f"-w {item!r}: expected NAME=NUMBER") from None
+        if not eq:
+            raise UserError(f"-w {item!r}: expected NAME=NUMBER")
+    searched = [n.strip() for n in names.split(",")] if names else list(weights)
+    _known(dict.fromkeys(searched, 0.0), weights, "--weights")
+    plan = TunePlan(game=g.slug, strategy=strategy, start=weights, names=searched,
+                    opponents=opp, players=counts, faction=faction, pool=pool, holdout=holdout,
+                    generations=generations, popsize=popsize, sigma=sigma, seed=seed)
+    if out is None:
+        kit = game_bots(g.slug)
+        where = getattr(kit, "__file__", None)
+        if where is None:
+            raise UserError(f"{g.slug} has no bot folder to keep tuned weights in: give --out")
+        name = f"{cls.name}-{faction}" if faction else cls.name
+        out = Path(where).parent / "tuned" / f"{name}.toml"
+    checkpoint = checkpoint_path(Path("runs"), out, plan)
+    try:
+        result = run_tune(plan, checkpoint, workers or os.cpu_count() or 1, progress=True,
+                          fresh=fresh)
+    except KeyboardInterrupt:
+        click.echo(f"\nInterrupted; the same command resumes from {checkpoint}.", err=True)
+        sys.exit(130)
+    write_weights(out, result, _command(plan, weights, cls), g.version, g.data_set)
+    click.echo(f"mean VP margin, tuning pool ({pool} games): {result.start_margin:+.2f} -> "
+               f"{result.tuned_margin:+.2f}")
+    click.echo(f"mean VP margin, held-out games ({holdout}): {result.holdout_start:+.2f} -> "
+               f"{result.holdout_tuned:+.2f}")
+    click.echo(f"{result.games_played} games played. Weights: {out}")
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise UserError(f"{what}: expected whole numbers, got {text!r}") from None
+
+
+def _known(given: dict[str, float], weights: dict[str, Any], where: str) -> dict[str, float]:
+    unknown = sorted(set(given) - set(weights))
+    if unknown:
+        raise UserError(f"{where}: unknown weights {unknown} (valid: {', '.join(weights)})")
+    return given
+
+
+def _command(plan: Any, weights: dict[str, float], cls: Any) -> str:
+    """The command that makes these weights again, every choice spelled out."""
+    parts = ["terra-sim tune", f"--game {plan.game}", f"--strategy {plan.strategy}",
+             f"--players {','.join(map(str, plan.players))}",
+             f"--opponents {','.join(plan.opponents)}", f"--pool {plan.pool}",
+             f"--holdout {plan.holdout}", f"--generations {plan.generations}",
+             f"--sigma {plan.sigma}", f"--seed {plan.seed}"]
+    if plan.faction:
+        parts.append(f"--faction {plan.faction}")
+    if plan.popsize:
+        parts.append(f"--popsize {plan.popsize}")
+    if plan.names != list(weights):
+        parts.append(f"--weights {','.join(plan.names)}")
+    base = {**cls.default_weights, **cls.plan_weights}
+    parts += [f"-w {k}={v}" for k, v in weights.items() if base.get(k) != v]
+    return " ".join(parts)
+
+
+COMMANDS = [tune]
