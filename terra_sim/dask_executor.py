@@ -211,11 +211,13 @@ class DaskExecutor:
     def check(self) -> None:
         """Refuse an unreachable scheduler before the run folder is made."""
         if self.scheduler:
-            with self._client(1):
+            with self.client(1):
                 pass
 
     @contextlib.contextmanager
-    def _client(self, workers: int) -> Iterator[Any]:
+    def client(self, workers: int) -> Iterator[Any]:
+        """A Dask client: of the scheduler named, else of a LocalCluster of `workers` processes
+        on this machine (closed with the context)."""
         import dask
         from distributed import Client, LocalCluster
 
@@ -249,7 +251,7 @@ class DaskExecutor:
     def session(self, workers: int) -> Iterator[None]:
         """One cluster session for every play_all inside it: a run until sure plays many
         batches, and a LocalCluster takes seconds to start."""
-        with self._client(workers) as client:
+        with self.client(workers) as client:
             self._open = client
             try:
                 yield
@@ -261,7 +263,7 @@ class DaskExecutor:
                  bar: Any, note: Callable[[str], None]) -> None:
         """Play `todo` in chunks on the cluster, writing each finished chunk as it comes."""
         opened = (contextlib.nullcontext(self._open) if self._open is not None
-                  else self._client(workers))
+                  else self.client(workers))
         with opened as client:
             stats.workers = sum(client.nthreads().values())
             if not stats.workers:

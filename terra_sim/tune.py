@@ -128,15 +128,17 @@ def _task(job: tuple[TunePlan, dict[str, float], PoolGame]) -> float:
 
 
 class Scorer:
-    """Mean margins of candidates over a pool, the games spread over worker processes."""
+    """Mean margins of candidates over a pool, the games spread over local worker processes or
+    a Dask cluster (`client`, a distributed.Client: the games go out one task each)."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, client: Any = None):
         self.workers = workers
+        self.client = client
         self._pool: Any = None
         self.played = 0
 
     def __enter__(self) -> "Scorer":
-        if self.workers > 1:
+        if self.client is None and self.workers > 1:
             import multiprocess
 
             # fork: a game registered in this process (a plug-in) is known to the workers
@@ -152,7 +154,9 @@ class Scorer:
                tick: Callable[[int], None] = lambda n: None) -> list[float]:
         jobs = [(plan, w, pg) for w in candidates for pg in games]
         results: Iterator[float]
-        if self._pool is None:
+        if self.client is not None:
+            results = self._on_dask(jobs)
+        elif self._pool is None:
             results = map(_task, jobs)
         else:
             chunk = max(1, len(jobs) // (8 * self.workers))
@@ -166,14 +170,29 @@ class Scorer:
         return [sum(margins[i * n:(i + 1) * n]) / n for i in range(len(candidates))]
 
 
+    def _on_dask(self, jobs: list[tuple[TunePlan, dict[str, float], PoolGame]]
+                 ) -> Iterator[float]:
+        from distributed import as_completed
+
+        futures = self.client.map(_task, jobs, pure=False)
+        where = {f.key: i for i, f in enumerate(futures)}
+        done: dict[int, float] = {}
+        following = 0
+        for f in as_completed(futures):
+            done[where[f.key]] = f.result()
+            while following in done:  # in job order, as soon as the order allows
+                yield done.pop(following)
+                following += 1
+
+
 def checkpoint_path(runs: Path, out: Path, plan: TunePlan) -> Path:
     return runs / "tune" / f"{out.stem}-seed{plan.seed}.pkl"
 
 
 def tune(plan: TunePlan, checkpoint: Path, workers: int = 1, progress: bool = False,
-         fresh: bool = False) -> TuneResult:
-    """Run (or resume from `checkpoint`) the tuning; the checkpoint is rewritten after every
-    generation and removed at the end."""
+         fresh: bool = False, client: Any = None) -> TuneResult:
+    """Run (or resume from `checkpoint`) the tuning, on local workers or a Dask `client`; the
+    checkpoint is rewritten after every generation and removed at the end."""
     import cma
     import numpy as np
 
@@ -201,7 +220,7 @@ def tune(plan: TunePlan, checkpoint: Path, workers: int = 1, progress: bool = Fa
     games = pool_games(plan, "pool", plan.pool)
     bar = _bar(progress, plan.generations * es.popsize * plan.pool,
                state["generation"] * es.popsize * plan.pool)
-    with Scorer(workers) as scorer:
+    with Scorer(workers, client) as scorer:
         scorer.played = state["played"]
         if state["start_margin"] is None:
             state["start_margin"] = scorer.scores(plan, [dict(plan.start)], games)[0]

@@ -4,6 +4,7 @@ tuning must resume to the very result of an uninterrupted one, and a seed fixes 
 
 import tomllib
 
+import plugin_game
 import pytest
 from click.testing import CliRunner
 
@@ -137,3 +138,29 @@ def test_a_real_game_tunes_on_a_tiny_budget(tmp_path, monkeypatch):
     assert same == {k: v for k, v in GreedyStrategy.default_weights.items()
                     if k not in ("money", "power3")}
     assert data["provenance"]["engine"] and data["provenance"]["data_set"]
+
+
+def test_every_faction_in_turn_a_file_each(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["tune", *TINY, *BAD, "--faction", "all", "--generations",
+                                      "1", "--pool", "4", "--holdout", "2", "--workers", "1",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    files = sorted(p.name for p in tmp_path.glob("*.toml"))
+    assert files == sorted(f"weighted-{f}.toml" for f in plugin_game.FACTIONS)
+    assert read(tmp_path / "weighted-hen.toml")["provenance"]["faction"] == "hen"
+    assert "--faction hen" in read(tmp_path / "weighted-hen.toml")["provenance"]["command"]
+
+
+def test_a_dask_cluster_tunes_to_the_weights_of_local_workers(tmp_path, monkeypatch):
+    """The same seed, the same weights, whichever executor plays the games (a LocalCluster
+    here; Terra Nova, since a game registered in this process does not reach its workers)."""
+    monkeypatch.chdir(tmp_path)
+    args = ["tune", "--game", "terra-nova", "--strategy", "greedy", "--players", "2",
+            "--weights", "money,power3", "--pool", "2", "--holdout", "1", "--generations", "1",
+            "--popsize", "2", "--workers", "2"]
+    local = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "local.toml")])
+    dask = CliRunner().invoke(cli, [*args, "--executor", "dask", "--out",
+                                    str(tmp_path / "dask.toml")])
+    assert local.exit_code == 0 and dask.exit_code == 0, dask.output
+    assert read(tmp_path / "local.toml")["weights"] == read(tmp_path / "dask.toml")["weights"]

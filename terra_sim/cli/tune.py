@@ -1,7 +1,9 @@
 """`terra-sim tune`: a weighted bot's weights found by self-play (terra_sim.tune)."""
 
+import contextlib
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,8 @@ from terra_sim.core.errors import UserError
               help="The bot to tune: one whose play is a set of weights (a game's greedy or a "
                    "plan), by name or as path/to/file.py:Class or package.module:Class.")
 @click.option("--faction", default="",
-              help="Tune for one faction: it sits in the tuned seat of every game (default: "
-                   "every faction, as dealt).")
+              help="Tune for one faction: it sits in the tuned seat of every game; `all`: "
+                   "each faction in turn, a file each (default: every faction, as dealt).")
 @click.option("--players", default="4", show_default=True, help="Player count, or several: 2,4.")
 @click.option("--opponents",
               help="The other seats' bots, comma-separated (default: the game's scripted bots).")
@@ -42,14 +44,19 @@ from terra_sim.core.errors import UserError
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the pools and of "
               "CMA-ES: the same seed gives the same weights.")
 @click.option("--workers", type=int, help="Worker processes (default: all cores).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Play on local worker processes or a Dask cluster.")
+@click.option("--scheduler", help="A running Dask scheduler (tcp://host:port); default: "
+                                  "DASK_SCHEDULER_ADDRESS, else a LocalCluster of --workers.")
 @click.option("--out", type=click.Path(path_type=Path),
               help="The tuned weights' file (default: tuned/<strategy>[-<faction>].toml beside "
-                   "the game's bots).")
+                   "the game's bots); with --faction all, the folder of the files.")
 @click.option("--fresh", is_flag=True, help="Start over instead of resuming this tuning.")
 def tune(game: str, strategy: str, faction: str, players: str, opponents: str | None,
          names: str | None, start: Path | None, set_weights: tuple[str, ...], pool: int,
          holdout: int, generations: int, popsize: int, sigma: float, seed: int,
-         workers: int | None, out: Path | None, fresh: bool) -> None:
+         workers: int | None, executor: str, scheduler: str | None, out: Path | None,
+         fresh: bool) -> None:
     """Find the weights of a game's scripted bot by playing games: CMA-ES over the weights,
     every candidate judged by its mean VP margin over one fixed pool of games against the
     other bots. A killed tuning resumes with the same command (its checkpoint is under
@@ -58,7 +65,7 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
     from strategies.registry import default_strategies, resolve
     from strategies.weighted import WeightedStrategy
     from terra_sim import get_game
-    from terra_sim.games import game_bots
+    from terra_sim.dask_executor import DaskExecutor
     from terra_sim.tune import TunePlan, checkpoint_path, read_weights, write_weights
     from terra_sim.tune import tune as run_tune
 
@@ -72,7 +79,7 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
             raise UserError(f"{what} must be at least 1, got {n}")
     if sigma <= 0 or popsize < 0:
         raise UserError("--sigma must be above 0 and --popsize not below 0")
-    if faction and faction not in g.faction_slugs():
+    if faction and faction != "all" and faction not in g.faction_slugs():
         raise UserError(f"unknown faction {faction!r} for {g.slug} "
                         f"(valid: {', '.join(g.faction_slugs())})")
     counts = _ints(players, "--players")
@@ -96,29 +103,45 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
             raise UserError(f"-w {item!r}: expected NAME=NUMBER")
     searched = [n.strip() for n in names.split(",")] if names else list(weights)
     _known(dict.fromkeys(searched, 0.0), weights, "--weights")
-    plan = TunePlan(game=g.slug, strategy=strategy, start=weights, names=searched,
-                    opponents=opp, players=counts, faction=faction, pool=pool, holdout=holdout,
+    base = TunePlan(game=g.slug, strategy=strategy, start=weights, names=searched,
+                    opponents=opp, players=counts, faction="", pool=pool, holdout=holdout,
                     generations=generations, popsize=popsize, sigma=sigma, seed=seed)
-    if out is None:
-        kit = game_bots(g.slug)
-        where = getattr(kit, "__file__", None)
-        if where is None:
-            raise UserError(f"{g.slug} has no bot folder to keep tuned weights in: give --out")
-        name = f"{cls.name}-{faction}" if faction else cls.name
-        out = Path(where).parent / "tuned" / f"{name}.toml"
-    checkpoint = checkpoint_path(Path("runs"), out, plan)
-    try:
-        result = run_tune(plan, checkpoint, workers or os.cpu_count() or 1, progress=True,
-                          fresh=fresh)
-    except KeyboardInterrupt:
-        click.echo(f"\nInterrupted; the same command resumes from {checkpoint}.", err=True)
-        sys.exit(130)
-    write_weights(out, result, _command(plan, weights, cls), g.version, g.data_set)
-    click.echo(f"mean VP margin, tuning pool ({pool} games): {result.start_margin:+.2f} -> "
-               f"{result.tuned_margin:+.2f}")
-    click.echo(f"mean VP margin, held-out games ({holdout}): {result.holdout_start:+.2f} -> "
-               f"{result.holdout_tuned:+.2f}")
-    click.echo(f"{result.games_played} games played. Weights: {out}")
+    plans = [replace(base, faction=f) for f in g.faction_slugs()] if faction == "all" else [
+        replace(base, faction=faction)]
+    dask = DaskExecutor.from_options(executor, scheduler, None)
+    n = workers or os.cpu_count() or 1
+    with dask.client(n) if dask else contextlib.nullcontext() as client:
+        for plan in plans:
+            path = _out(out, g.slug, cls.name, plan.faction, faction == "all")
+            checkpoint = checkpoint_path(Path("runs"), path, plan)
+            if len(plans) > 1:
+                click.echo(f"{plan.faction}:")
+            try:
+                result = run_tune(plan, checkpoint, n, progress=True, fresh=fresh, client=client)
+            except KeyboardInterrupt:
+                click.echo(f"\nInterrupted; the same command resumes from {checkpoint}.",
+                           err=True)
+                sys.exit(130)
+            write_weights(path, result, _command(plan, weights, cls), g.version, g.data_set)
+            click.echo(f"mean VP margin, tuning pool ({pool} games): "
+                       f"{result.start_margin:+.2f} -> {result.tuned_margin:+.2f}")
+            click.echo(f"mean VP margin, held-out games ({holdout}): "
+                       f"{result.holdout_start:+.2f} -> {result.holdout_tuned:+.2f}")
+            click.echo(f"{result.games_played} games played. Weights: {path}")
+
+
+def _out(out: Path | None, game: str, name: str, faction: str, each: bool) -> Path:
+    """--out, or (for --faction all, inside --out) <strategy>[-<faction>].toml, by default in
+    tuned/ beside the game's bots."""
+    stem = f"{name}-{faction}" if faction else name
+    if out is not None:
+        return out / f"{stem}.toml" if each else out
+    from terra_sim.games import game_bots
+
+    where = getattr(game_bots(game), "__file__", None)
+    if where is None:
+        raise UserError(f"{game} has no bot folder to keep tuned weights in: give --out")
+    return Path(where).parent / "tuned" / f"{stem}.toml"
 
 
 def _ints(text: str, what: str) -> list[int]:
