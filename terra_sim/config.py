@@ -170,6 +170,12 @@ def load(path: str | Path | None) -> RunConfig:
     """The config in a TOML file, or the embedded default run when `path` is None."""
     if path is None:
         return RunConfig()
+    return from_dict(read_toml(path))
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A config file's TOML document, unchecked: for commands whose configs carry a section
+    of their own (`[ladder]`) beside a run's keys. Unreadable files are UserErrors."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"config file not found: {path}")
@@ -186,7 +192,7 @@ def load(path: str | Path | None) -> RunConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"config {path}: not valid TOML: {e}") from None
-    return from_dict(data)
+    return data
 
 
 def check_seed(seed: int) -> None:

@@ -411,3 +411,27 @@ def calibration(its: pl.DataFrame, path: Path) -> Path:
         ax.grid(axis="y", alpha=0.3)
     axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=9)
     return _save(fig, path)
+
+
+def ladder(table: pl.DataFrame, rungs: list[str], path: Path) -> Path:
+    """A ladder's factions: each one's mean VP margin at each rung (weakest bots on the left),
+    with 95% intervals, a line per faction: where lines cross, the ranking moved."""
+    top = table.filter(pl.col("step") == len(rungs)).sort("rank")["faction"].to_list()
+    factions = top + sorted(set(table["faction"].to_list()) - set(top))  # legend: top rung's order
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(rungs) + 4), 6))
+    colours = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(factions), 2)))
+    for k, (f, c) in enumerate(zip(factions, colours, strict=False)):
+        df = table.filter(pl.col("faction") == f).sort("step")
+        # Factions side by side around each rung, so their whiskers do not overlap.
+        x = df["step"].to_numpy() - 1 + (k - (len(factions) - 1) / 2) * 0.4 / len(factions)
+        y = df["margin"].to_numpy()
+        ax.errorbar(x, y, yerr=_err(y, df["margin_lo"].to_numpy(), df["margin_hi"].to_numpy()),
+                    color=c, marker="o", ms=4, capsize=2, lw=1.2, label=f)
+    ax.axhline(0, color="black", lw=0.8, ls="--")
+    ax.set_xticks(range(len(rungs)), rungs)
+    ax.set_xlabel("rung (stronger bots to the right)")
+    ax.set_ylabel("mean VP margin [95% bootstrap]")
+    ax.set_title("Faction VP margin by rung")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=9)
+    return _save(fig, path)

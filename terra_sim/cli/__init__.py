@@ -10,7 +10,7 @@ from terra_sim.core.errors import UserError
 
 COMMAND_MODULES = ("terra_sim.cli.listing", "terra_sim.cli.play", "terra_sim.cli.run",
                    "terra_sim.cli.report", "terra_sim.cli.logs", "terra_sim.cli.calibrate",
-                   "terra_sim.cli.tune")
+                   "terra_sim.cli.tune", "terra_sim.cli.ladder")
 
 
 class UserMistake(click.ClickException):
