@@ -14,11 +14,15 @@ error, as in local runs.
 """
 
 import contextlib
+import ctypes
 import functools
 import json
 import logging
+import multiprocessing
+import os
 import shutil
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -44,6 +48,7 @@ from terra_sim.runner import (
 )
 
 INSTALL_HINT = "pip install -e '.[dask]'"
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class WorkerMismatch(Exception):
@@ -164,6 +169,58 @@ def _close(closable: Any) -> None:
         closable.close()
 
 
+def dask_setup(worker: Any) -> None:
+    """Distributed's preload hook: runs in each worker process of a run's own LocalCluster as
+    the worker starts (the cluster's `preload` names this module)."""
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    # A driver killed with SIGKILL closes nothing. Distributed ends its orphaned workers from a
+    # Python thread, which never runs while a game holds the GIL in C code (a compiled engine,
+    # a bot's library); the kernel's parent-death signal needs nothing from the worker. Linux
+    # only: elsewhere there is no prctl and distributed's thread is all there is.
+    if not sys.platform.startswith("linux"):
+        return
+    parent = multiprocessing.parent_process()
+    if parent is None:  # a worker in the driver's own process: it must not follow the shell
+        return
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    # The signal comes when the parent's thread that started this process ends: distributed
+    # starts each worker from a thread that lasts until the nanny is done with the worker.
+    if os.getppid() != parent.pid:  # the parent died before the prctl: no signal will come
+        os._exit(1)
+
+
+def _worker_preloads() -> dict[str, Any]:
+    """LocalCluster options that add dask_setup to the worker preloads configured."""
+    import dask
+
+    argv = dask.config.get("distributed.worker.preload-argv")
+    if argv and not isinstance(argv[0], str):  # one list per preload, not one for all
+        argv = [*argv, []]
+    return {"preload": [*dask.config.get("distributed.worker.preload"), __name__],
+            "preload_argv": argv}
+
+
+@contextlib.contextmanager
+def _log_levels_kept(*roots: str) -> Iterator[None]:
+    """Puts back the levels of the loggers under `roots`, and of their handlers, on exit."""
+    levels: dict[logging.Logger | logging.Handler, int] = {}
+    for name, lg in list(logging.Logger.manager.loggerDict.items()):
+        if name.split(".")[0] in roots and isinstance(lg, logging.Logger):
+            levels[lg] = lg.level
+            levels.update((h, h.level) for h in lg.handlers)
+    try:
+        yield
+    finally:
+        for x, level in levels.items():
+            x.setLevel(level)
+
+
 @dataclass
 class DaskExecutor:
     """Plays a run's chunks on a Dask cluster instead of the local worker pool.
@@ -235,13 +292,16 @@ class DaskExecutor:
                 # Each worker process plays one chunk at a time, as a local worker does; a
                 # chunk whose worker dies is played once more (CHUNK_ATTEMPTS) before it is
                 # split up. Our notes say when a worker is lost, so the cluster's own log lines
-                # stay quiet. The scheduler's web server takes any free port: two runs on one
-                # machine never collide.
+                # stay quiet; distributed puts its log handlers' levels back only when its close
+                # succeeds, so they are put back here whatever happens. The scheduler's web
+                # server takes any free port: two runs on one machine never collide. The worker
+                # processes die with this one, even killed with no time to close the cluster.
                 settings = {"distributed.scheduler.allowed-failures": CHUNK_ATTEMPTS - 1}
+                stack.enter_context(_log_levels_kept("distributed", "bokeh"))
                 with _sigint_ignored(), dask.config.set(settings):
                     cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                            processes=True, dashboard_address=":0",
-                                           silence_logs=logging.CRITICAL)
+                                           silence_logs=logging.CRITICAL, **_worker_preloads())
                 stack.callback(_close, cluster)
                 client = Client(cluster)
             stack.callback(_close, client)

@@ -1,7 +1,11 @@
 """Runs on Dask: the same tables as a local run, resumes across executors, lost workers, Ctrl-C,
-and one clear line for each setup mistake. Runs on real LocalClusters of 2 worker processes."""
+kill -9, the user's logging, and one clear line for each setup mistake. Runs on real
+LocalClusters of 2 worker processes."""
 
+import contextlib
+import io
 import json
+import logging
 import os
 import signal
 import socket
@@ -55,6 +59,23 @@ class Killer(Strategy):
                 pass
             else:
                 os.kill(os.getpid(), signal.SIGKILL)
+        return self.rng.choice(legal)
+'''
+
+# A bot that says which worker process plays it, then holds the GIL in C code for good: nothing
+# in Python runs in that process again, distributed's own check on its parent included.
+HOG = '''
+import os
+from pathlib import Path
+from strategies.base import Strategy
+
+
+class Hog(Strategy):
+    name = "hog"
+
+    def choose(self, state, legal):
+        (Path({folder!r}) / str(os.getpid())).touch()
+        sum(range(10**15))
         return self.rng.choice(legal)
 '''
 
@@ -270,6 +291,75 @@ def session(sid):
         if int(fields[3]) == sid and fields[0] != "Z":
             out.append(int(stat.parent.name))
     return out
+
+
+def test_a_killed_driver_takes_its_cluster_with_it(tmp_path):
+    # kill -9 runs no cleanup: the LocalCluster's worker processes must end by themselves, and
+    # at once, even while a game holds the GIL (distributed's own watch is a Python thread).
+    (tmp_path / "hog.py").write_text(HOG.format(folder=str(tmp_path)))
+    with open(tmp_path / "stderr", "w") as err:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "terra_sim", "run", "--executor", "dask", "--workers", "2",
+             "--games", "4", "--players", "2", "--strategies", f"{tmp_path / 'hog.py'}:Hog",
+             "--no-report", "--out", str(tmp_path / "r")],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    try:
+        end = time.monotonic() + 60
+        while len(hogs := [int(p.name) for p in tmp_path.glob("[0-9]*")]) < 2:
+            assert run.poll() is None and time.monotonic() < end, \
+                (tmp_path / "stderr").read_text()
+            time.sleep(0.05)
+        assert set(hogs) <= set(session(run.pid))  # the cluster's workers, both in a game
+        run.kill()
+        run.wait(timeout=10)
+        end = time.monotonic() + 10
+        while session(run.pid) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert session(run.pid) == []
+    finally:  # a failure must not leave processes that spin for good
+        run.kill()
+        run.wait()
+        for pid in session(run.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def user_log():
+    """A library user's own logging of distributed: levels of their choosing and a handler of
+    their own (a stream); put back after the test."""
+    levels = {"distributed": logging.INFO, "distributed.scheduler": logging.WARNING}
+    old = {name: logging.getLogger(name).level for name in levels}
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+    handler = logging.StreamHandler(io.StringIO())
+    handler.setLevel(logging.INFO)
+    logging.getLogger("distributed").addHandler(handler)
+    yield levels, handler
+    logging.getLogger("distributed").removeHandler(handler)
+    for name, level in old.items():
+        logging.getLogger(name).setLevel(level)
+
+
+def test_a_local_cluster_leaves_the_user_s_logging_as_it_found_it(tmp_path, monkeypatch,
+                                                                   user_log):
+    # A LocalCluster silences distributed's log handlers while it runs. Distributed puts them
+    # back when its close succeeds, not when the close fails midway: here a silence that is
+    # never lifted, so the run has to put them back itself.
+    def never_restored(level, root="distributed"):
+        for h in logging.getLogger(root).handlers:
+            h.setLevel(level)
+        return contextlib.nullcontext()
+
+    monkeypatch.setattr(distributed.deploy.spec, "silence_logging_cmgr", never_restored)
+    levels, handler = user_log
+    result = run_tournament(out=tmp_path / "r", executor=DaskExecutor(), workers=2,
+                            **KW | {"games": 4})
+    assert result.stats.games == 4
+    assert {name: logging.getLogger(name).level for name in levels} == levels
+    assert handler.level == logging.INFO
+    logging.getLogger("distributed").info("heard after the run")
+    assert "heard after the run" in handler.stream.getvalue()
 
 
 # ---------------------------------------------------------------- setup mistakes
