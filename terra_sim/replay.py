@@ -14,6 +14,7 @@ from terra_sim import storage
 from terra_sim.config import strategy_spec
 from terra_sim.core.errors import UserError
 from terra_sim.core.record import is_legal
+from terra_sim.runner import WATCHDOG_KILLED
 
 
 @dataclass
@@ -125,6 +126,11 @@ def _replay_failed(run_dir: Path, manifest: dict[str, Any], schemas: dict[str, A
                         f"{manifest['planned_games'] - 1}; unfinished ones need --resume)")
     row = err.row(0, named=True)
     echo(f"Game {game_id} failed in the run: {row['message']}")
+    if WATCHDOG_KILLED in row["message"]:  # played here, it would hang this process as it did
+        echo(row["traceback"])
+        echo("Not played again: the bot hung where its decision timeout could not stop it, and "
+             "would hang this process too.")
+        return ReplayResult(game_id, False, False, [], [])
     echo(f"Re-playing it from seed {row['seed']} ({row['factions']}; {row['strategies']}):")
     try:
         play_game(manifest["game"], row["factions"].split(","),

@@ -7,9 +7,11 @@ chunk size or the order chunks finish in.
 
 Nothing breaks a run: a worker that dies is replaced and its chunk played again (a chunk that
 kills its worker twice is played game by game in fresh workers, and the game that kills one is
-logged as an error); SIGTERM stops a run as Ctrl-C does; a run holds a lock on its folder; a
-damaged part file is set aside and its games played again; and a run is not resumed over other
-game data, another engine version or changed bot code unless forced.
+logged as an error); with a decision timeout, a worker stuck in one decision where its deadline
+cannot interrupt the bot is killed by a watchdog and that game forfeited; SIGTERM stops a run
+as Ctrl-C does; a run holds a lock on its folder; a damaged part file is set aside and its games
+played again; and a run is not resumed over other game data, another engine version or changed
+bot code unless forced.
 
 The chunks are played by the local worker pool here, or on a Dask cluster (dask_executor): an
 execution detail, like the worker count, that changes no game.
@@ -44,6 +46,7 @@ from terra_sim.config import (
     strategy_spec,
     validate,
 )
+from terra_sim.core.deadline import posting
 from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed, stream
 from terra_sim.games import get_game
@@ -63,6 +66,15 @@ CHUNK_TARGET_S = 2.0
 TAIL_S = 0.05
 # A chunk whose worker dies is played again once; after a second death, game by game.
 CHUNK_ATTEMPTS = 2
+# With a decision timeout, the watchdog kills a worker still in one decision this long after
+# the timeout. A healthy worker leaves the decision within milliseconds of the timeout (its
+# deadline interrupts the bot then, and every 50 ms after), so the margin only has to outlast
+# what can stall a healthy process: a loaded or swapping machine, a long garbage collection, a
+# bot's cleanup after the interruption. A kill can change no game: a decision past the timeout
+# forfeits its game anyway. What it costs is this wait, once per hung game.
+WATCHDOG_MARGIN_S = 10.0
+# How the error message of a game the watchdog ended ends (`terra-sim replay` looks for it).
+WATCHDOG_KILLED = "its worker process was killed by the watchdog"
 # Setup keys that have columns or manifest fields of their own; the rest is the games' `setup`.
 RECORDED_APART = ("game", "seed", "factions", "overrides")
 # How a resumed run may differ from the original: only in how it is executed.
@@ -270,7 +282,10 @@ def play_chunk(content_json: str, ids: list[int]
     stats = {"games": 0, "failed": 0, "decisions": 0, "play_s": 0.0, "cpu_s": 0.0,
              "encode_s": 0.0}
     t0, cpu0 = time.perf_counter(), time.process_time()
+    beat = posting()  # a watched worker's, in a run with a decision timeout
     for i in ids:
+        if beat is not None:  # the watchdog's kill names the game it hung in
+            beat.game(i)
         spec = plan.spec(i)
         try:
             rec = play_game(c["game"], list(spec.factions),
@@ -539,6 +554,22 @@ def _span(ids: list[int]) -> str:
     return f"game {ids[0]}" if len(ids) == 1 else f"games {ids[0]}-{ids[-1]}"
 
 
+def _hung_message(cfg: RunConfig, spec: GameSpec, seat: int, seconds: float) -> str:
+    """The error message of a game whose worker the watchdog killed, worded as the play loop's
+    own forfeits are (the bot's name, as StrategyError gives it)."""
+    import random
+
+    import strategies
+
+    name = spec.strategies[seat]
+    with contextlib.suppress(Exception):  # only a name: the spec's will do
+        name = strategies.make_strategy(strategy_spec(cfg, name), random.Random(0),
+                                        cfg.game).name
+    return (f"StrategyError: seat {seat} ({name}): was still thinking after {seconds:.1f}s, "
+            f"past the limit of {cfg.decision_timeout}s for one decision, and the interruption "
+            f"did not stop it: {WATCHDOG_KILLED}")
+
+
 def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
               run_dir: Path, tables: dict[str, dict[str, Any]], plan: Plan, stats: RunStats,
               bar: Any, note: Callable[[str], None], lock_fd: int | None,
@@ -554,7 +585,10 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
         storage.write_chunk(run_dir, storage.part_name(ids[0], ids[-1]), parts)
         stats.write_s += time.perf_counter() - t
 
-    pool = WorkerPool(workers, _play_task, close_fds=(lock_fd,) if lock_fd is not None else ())
+    watchdog = (cfg.decision_timeout + WATCHDOG_MARGIN_S if cfg.decision_timeout is not None
+                else None)
+    pool = WorkerPool(workers, _play_task, close_fds=(lock_fd,) if lock_fd is not None else (),
+                      watchdog=watchdog)
     # Finished chunks wait here until every idle worker has its next chunk: a worker never waits
     # for the parent to write.
     received: list[tuple[list[int], dict[str, bytes]]] = []
@@ -584,6 +618,21 @@ def _play_all(todo: list[int], workers: int, cfg: RunConfig, content_json: str,
                     stats.add(s)
                     sizer.observe(s["games"] + s["failed"], s["play_s"])
                     bar.update(s["games"] + s["failed"])
+                    continue
+                if ev.hung is not None and ev.hung[0] in task.ids:
+                    # The game it hung in is known, and would hang again: forfeited at once,
+                    # as the deadline forfeits a decision past it the first time.
+                    i, seat, seconds = ev.hung
+                    write([i], _error_parts(tables, plan.spec(i), _hung_message(
+                        cfg, plan.spec(i), seat, seconds), ev.details))
+                    stats.failed += 1
+                    bar.update(1)
+                    rest = [j for j in task.ids if j != i]
+                    if rest:  # (an alone task has none)
+                        retry.appendleft(Task(rest, task.attempts))
+                    note(f"a worker was stuck in one decision of game {i} for {seconds:.1f}s "
+                         f"and was killed by the watchdog: game {i} is logged as an error"
+                         + ("; a new worker plays the rest of its chunk" if rest else ""))
                     continue
                 task.attempts += 1
                 how = f"a worker {ev.lost}"

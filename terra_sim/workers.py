@@ -6,6 +6,11 @@ out-of-memory killer, kill -9) is noticed as soon as it happens: the pool report
 was playing as lost, and starts a new worker in its place. What to do with a lost task is the
 runner's business.
 
+With a `watchdog`, each worker posts the decision it is in (core.deadline.Heartbeat), and the
+pool kills (SIGKILL) a worker stuck in one decision longer than that: a bot that the worker's own
+deadline cannot interrupt would otherwise hang its worker, and so the run, for good. Before the
+kill the worker is asked for its stack (faulthandler, SIGUSR1), which says where the bot hung.
+
 Workers are forked, so they share the parent's loaded game and plan; they ignore Ctrl-C (the
 parent decides how to stop), die with the parent (PR_SET_PDEATHSIG), and leave quietly when the
 parent goes away, instead of printing BrokenPipe tracebacks.
@@ -13,15 +18,24 @@ parent goes away, instead of printing BrokenPipe tracebacks.
 
 import contextlib
 import ctypes
+import faulthandler
 import os
 import pickle
 import signal
+import tempfile
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from terra_sim.core.deadline import Heartbeat, post_to
+
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# How long a hung worker may take to write its stack before it is killed. The handler writes it
+# from C at once, even while the bot loops in C code, but on a busy machine the worker may wait
+# for a core first; a bot that blocks SIGUSR1 too writes none, and costs this wait.
+STACK_WAIT_S = 2.0
 
 
 def exit_reason(exitcode: int | None) -> str:
@@ -48,10 +62,25 @@ def _die_with_parent() -> None:
             os._exit(0)
 
 
-def _serve(conn: Any, work: Callable[[Any], Any], close_fds: tuple[int, ...]) -> None:
+def _written(fd: int, timeout: float) -> None:
+    """Wait until the file `fd` holds something and has stopped growing, or `timeout`."""
+    end, size = time.monotonic() + timeout, 0
+    while time.monotonic() < end:
+        time.sleep(0.02)
+        now = os.fstat(fd).st_size
+        if now and now == size:
+            return
+        size = now
+
+
+def _serve(conn: Any, work: Callable[[Any], Any], close_fds: tuple[int, ...],
+           beat: Heartbeat | None, stack: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is no worker's
     _die_with_parent()
+    if beat is not None:
+        post_to(beat)
+        faulthandler.register(signal.SIGUSR1, file=stack, all_threads=True)
     for fd in close_fds:  # the run lock: it must end with the parent, not with a worker
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -78,6 +107,8 @@ class Worker:
     conn: Any
     task: Any = None  # the task it is playing, None when idle
     played: int = 0  # tasks finished
+    beat: Heartbeat | None = None  # the decision it is in (with a watchdog)
+    stack: Any = None  # a file it writes its stack to on SIGUSR1 (with a watchdog)
 
 
 @dataclass
@@ -89,15 +120,18 @@ class Event:
     result: Any = None
     lost: str | None = None
     details: str = ""
+    hung: tuple[int, int, float] | None = None  # lost to the watchdog: (game, seat, seconds)
 
 
 @dataclass
 class WorkerPool:
-    """`size` forked workers running `work(task)`; see the module docstring."""
+    """`size` forked workers running `work(task)`; see the module docstring. `watchdog`:
+    seconds a worker may spend in one decision before it is killed; None for no watchdog."""
 
     size: int
     work: Callable[[Any], Any]
     close_fds: tuple[int, ...] = ()
+    watchdog: float | None = None
     workers: list[Worker] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -111,11 +145,14 @@ class WorkerPool:
 
     def _start(self) -> Worker:
         mine, theirs = self._ctx.Pipe()
-        process = self._ctx.Process(target=_serve, args=(theirs, self.work, self.close_fds),
-                                    daemon=True)
+        beat = stack = None
+        if self.watchdog is not None:
+            beat, stack = Heartbeat(), tempfile.TemporaryFile()
+        process = self._ctx.Process(target=_serve, daemon=True,
+                                    args=(theirs, self.work, self.close_fds, beat, stack))
         process.start()
         theirs.close()
-        return Worker(process, mine)
+        return Worker(process, mine, beat=beat, stack=stack)
 
     def idle(self) -> list[Worker]:
         return [w for w in self.workers if w.task is None]
@@ -145,6 +182,8 @@ class WorkerPool:
             if w.task is not None:
                 watched[w.conn] = w
         events = []
+        if self.watchdog is not None and timeout is not None:
+            timeout = min(timeout, self.watchdog / 2)  # a hang is ended by 1.5 times the limit
         ready = self._wait(list(watched), timeout)
         dead = []
         for obj in ready:
@@ -168,6 +207,30 @@ class WorkerPool:
                 events.append(Event(w.task, w, lost=exit_reason(w.process.exitcode)))
                 w.task = None
             self.replace(w)
+        if self.watchdog is not None:
+            events += self._watch(self.watchdog)
+        return events
+
+    def _watch(self, limit: float) -> list[Event]:
+        """Kill the workers stuck in one decision for more than `limit` seconds."""
+        events = []
+        for w in list(self.workers):
+            hung = w.beat.stuck() if w.task is not None and w.beat is not None else None
+            if hung is None or hung[2] <= limit:
+                continue
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w.process.pid, signal.SIGUSR1)
+                _written(w.stack.fileno(), STACK_WAIT_S)
+            w.process.kill()
+            w.process.join(5)
+            stack = os.pread(w.stack.fileno(), 1 << 16, 0).decode(errors="replace")
+            details = (f"Where the worker was when the watchdog killed it:\n{stack}" if stack
+                       else "The worker wrote no stack before the watchdog killed it (SIGUSR1 "
+                       "blocked too?)")
+            events.append(Event(w.task, w, lost="was killed by the watchdog (SIGKILL)",
+                                details=details, hung=hung))
+            w.task = None
+            self.replace(w)
         return events
 
     def _stop(self, worker: Worker, grace: float = 1.0) -> None:
@@ -180,6 +243,8 @@ class WorkerPool:
                 worker.process.kill()
                 worker.process.join(5)
         worker.conn.close()
+        if worker.stack is not None:
+            worker.stack.close()
 
     def close(self, now: bool = False) -> None:
         """Stop every worker: idle ones are asked to leave, busy ones (or all, `now`) killed."""

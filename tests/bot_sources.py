@@ -27,3 +27,42 @@ class Slow(Strategy):
         time.sleep({seconds})
         return self.rng.choice(legal)
 '''
+
+
+SWALLOW = '''
+from strategies.base import Strategy
+
+
+class Swallow(Strategy):
+    """In one game in three, swallows every interruption of the decision deadline and loops on."""
+
+    name = "swallow"
+
+    def choose(self, state, legal):
+        if state.seed % 3 == 0 and state.round == 2:
+            while True:
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    pass
+        return self.rng.choice(legal)
+'''
+
+MASKED = '''
+import signal
+from strategies.base import Strategy
+
+
+class Masked(Strategy):
+    """In one game in three, blocks the deadline's alarm signal and loops: nothing interrupts it."""
+
+    name = "masked"
+
+    def choose(self, state, legal):
+        if state.seed % 3 == 0 and state.round == 2:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+            while True:
+                pass
+        return self.rng.choice(legal)
+'''

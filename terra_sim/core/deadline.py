@@ -4,8 +4,14 @@ An interval timer (setitimer, SIGALRM) runs while the bot thinks; its handler ra
 DecisionTimeout inside the bot's code, so even a bot that never returns gives its seat up.
 Signals reach only the main thread, so elsewhere (a game played from a thread) the deadline is
 checked once the bot returns, as the play loop always does.
+
+Where the interruption cannot reach (a bot looping in C code, blocking SIGALRM, or swallowing
+every DecisionTimeout), a watched worker process posts each decision to a Heartbeat, and the
+watchdog in its parent (workers.WorkerPool) kills a worker stuck in one decision.
 """
 
+import ctypes
+import mmap
 import signal
 import threading
 import time
@@ -22,14 +28,59 @@ class DecisionTimeout(BaseException):
     `except Exception` does not swallow it."""
 
 
+class Heartbeat:
+    """Which game and seat a worker process is deciding for, and since when, in memory its
+    parent shares: made by the parent before the fork, posted to by the worker's deadlines,
+    read by the parent's watchdog. A post is a clock read and a few stores, beside the two
+    setitimer calls a deadline makes per decision anyway."""
+
+    def __init__(self) -> None:
+        # An anonymous mapping is MAP_SHARED: after the fork both processes see the same bytes.
+        # Doubles hold game ids and seats exactly, and an aligned one is stored in one piece.
+        self._slots = (ctypes.c_double * 3).from_buffer(mmap.mmap(-1, 3 * 8))
+
+    def game(self, game_id: int) -> None:
+        self._slots[0] = game_id
+
+    def deciding(self, seat: int) -> None:
+        self._slots[1] = seat
+        self._slots[2] = time.monotonic()  # last: the parent acts on it (monotonic is system-wide)
+
+    def decided(self) -> None:
+        self._slots[2] = 0.0
+
+    def stuck(self) -> tuple[int, int, float] | None:
+        """(game, seat, seconds) of the decision in progress; None between decisions."""
+        since = self._slots[2]
+        game, seat = self._slots[0], self._slots[1]
+        if not since or self._slots[2] != since:  # none, or a new one posted while read
+            return None
+        return int(game), int(seat), time.monotonic() - since
+
+
+_posting: Heartbeat | None = None
+
+
+def post_to(beat: Heartbeat | None) -> None:
+    """Post the decisions of this process's deadlines to `beat` (a watched worker's)."""
+    global _posting
+    _posting = beat
+
+
+def posting() -> Heartbeat | None:
+    """The heartbeat this process posts to; None unless it is a watched worker."""
+    return _posting
+
+
 class Deadline:
-    """`with Deadline(seconds) as d:` around a game, `d.arm()` / `d.disarm()` around each
+    """`with Deadline(seconds) as d:` around a game, `d.arm(seat)` / `d.disarm()` around each
     decision. `enforced` is False where signals cannot interrupt (not the main thread)."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
         self.enforced = (hasattr(signal, "setitimer")
                          and threading.current_thread() is threading.main_thread())
+        self._beat = _posting
         self._armed = False
         self._old_handler: Any = None
         self._old_timer: tuple[float, float] = (0.0, 0.0)
@@ -48,6 +99,8 @@ class Deadline:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if self._beat is not None:  # a bot's BaseException may skip disarm(): no stale post
+            self._beat.decided()
         if not self.enforced:
             return
         self._armed = False
@@ -58,7 +111,9 @@ class Deadline:
             left = delay - (time.monotonic() - self._entered)
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
 
-    def arm(self) -> None:
+    def arm(self, seat: int = -1) -> None:
+        if self._beat is not None:
+            self._beat.deciding(seat)
         if self.enforced:
             self._armed = True
             signal.setitimer(signal.ITIMER_REAL, self.seconds, REFIRE_S)
@@ -67,3 +122,5 @@ class Deadline:
         if self.enforced:
             self._armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
+        if self._beat is not None:
+            self._beat.decided()

@@ -112,7 +112,7 @@ def play(g: Game, state: State, setup: dict, bots: Sequence[Strategy], *,
             t = time.perf_counter()
             try:
                 if deadline is not None:
-                    deadline.arm()
+                    deadline.arm(seat)
                 # The bot gets a copy of the list: what it returns is checked against ours.
                 action = bots[seat].choose(state, list(legal))
                 if deadline is not None:
