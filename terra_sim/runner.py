@@ -455,13 +455,14 @@ def strategy_code(cfg: RunConfig) -> dict[str, str]:
 
 def _manifest(cfg: RunConfig, run_dir: Path, old: dict[str, Any] | None) -> dict[str, Any]:
     from terra_sim import __version__
+    from terra_sim.core.approximate import approximate_for
 
     g = get_game(cfg.game, cfg.overrides or None)
     return {
         "game": g.slug, "title": g.title, "variant": g.variant_name(cfg.options),
         "master_seed": cfg.seed, "package_version": __version__, "engine_version": g.version,
         "data_set": g.data_set, "data_hash": g.data_hash, "overrides": cfg.overrides,
-        "approximate_data": list(g.approximate),
+        "approximate_data": approximate_for(g, cfg.players, cfg.options),  # what this run used
         "player_counts": cfg.players, "factions": cfg.factions, "strategies": cfg.strategies,
         "strategy_specs": {s: strategy_spec(cfg, s) for s in cfg.strategies or ()},
         "strategy_code": strategy_code(cfg),

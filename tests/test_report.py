@@ -3,6 +3,7 @@
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
@@ -12,7 +13,9 @@ from report_fixtures import make_run
 
 from terra_sim.analysis import tables
 from terra_sim.analysis.report import build_report, parse_formats
+from terra_sim.core.approximate import Approximate, approximate_for
 from terra_sim.core.errors import UserError
+from terra_sim.runner import run_tournament
 
 
 @pytest.fixture(scope="module")
@@ -273,3 +276,35 @@ def test_plots_accept_bounds_a_rounding_error_past_the_point(tmp_path):
     lo, hi = _err(np.array([1.0, 0.5]), np.array([0.2, 0.4]), np.array([1.0 - 1e-16, 0.7]))
     assert (lo >= 0).all() and (hi >= 0).all()
     assert hi[0] == 0.0 and lo[0] == 0.8
+
+
+def test_approximate_data_is_listed_for_the_runs_that_use_it():
+    game = SimpleNamespace(
+        approximate=("every game", Approximate("2 players", players=(2,)),
+                     Approximate("planner", options={"variant": ("planner",)}),
+                     Approximate("standard", options={"variant": ("standard",)})),
+        option_names=lambda: {"variant": ("standard", "planner")})
+    assert approximate_for(game, [3, 4], {}) == ["every game", "standard"]  # the default
+    assert approximate_for(game, [2, 3], {}) == ["every game", "2 players", "standard"]
+    assert approximate_for(game, [2], {"variant": "planner"}) == ["every game", "2 players",
+                                                                  "planner"]
+
+
+@pytest.mark.parametrize("players,options,marked", [
+    ([3, 4], {}, False),
+    ([2], {}, False),  # the standard game does not use the 2-player variants' house spaces
+    ([2], {"variant": "planner"}, True),
+])
+def test_terra_nova_reports_its_stand_in_only_where_the_run_used_it(tmp_path, players, options,
+                                                                    marked):
+    run = run_tournament({"game": "terra-nova", "players": players, "games": 2 * len(players),
+                          "strategies": ["random"], "workers": 1, "actions": False,
+                          "options": options, "report": False}, out=str(tmp_path / "run"))
+    stand_in = "map: neutral house spaces (2-player variants): INVENTED stand-in"
+    assert any(a.startswith(stand_in) for a in run.manifest["approximate_data"]) == marked
+    result = build_report(run.run_dir, tmp_path / "rep", formats="md")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    first = md.split("\n## ")[1]  # the verdict box, before any result
+    assert ("**Data marked approximate:** " + stand_in in first) == marked
+    assert ("Data marked approximate: " + stand_in in result.summary) == marked
+    assert ("**data marked approximate**: none" in md) == (not marked)  # the run details

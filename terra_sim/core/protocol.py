@@ -7,6 +7,8 @@ tile on dropping out, a setup placement) is just another decision: `current_play
 from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
+from terra_sim.core.approximate import Approximate
+
 
 class State(Protocol):
     round: int
@@ -61,7 +63,9 @@ class Game(Protocol):
     categories: tuple[str, ...]  # scoring categories of breakdown()
     player_counts: tuple[int, ...]
     quiet_actions: tuple[str, ...]  # action-text prefixes of bookkeeping, hidden in summaries
-    approximate: Sequence[str]  # data marked approximate (invented or uncertain), for the report
+    # Data marked approximate (invented or uncertain), for the report: an Approximate says
+    # which games use it; a plain string is used by every game.
+    approximate: Sequence[str | Approximate]
 
     def faction_slugs(self) -> list[str]: ...
 

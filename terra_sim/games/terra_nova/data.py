@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from terra_sim.core.approximate import Approximate
 from terra_sim.core.data import Field, apply_overrides, content_hash, load_toml
 from terra_sim.core.errors import DataError
 from terra_sim.core.hexmap import RIVER, HexMap
@@ -13,6 +14,9 @@ from terra_sim.core.hexmap import RIVER, HexMap
 DATA_DIR = Path(__file__).parent / "data"
 FILES = ("map", "factions", "rules")
 COLORS = ("black", "blue", "green", "red", "yellow")
+# The 2-player variants that put neutral houses on the marked spaces (state.py): only their
+# games use those spaces, so only their runs are warned that the spaces are a stand-in.
+NEUTRAL_HOUSE_VARIANTS = ("planner", "lucky-digger")
 
 # Every effect a faction ability or palace may carry, with the shape of its value. The engine
 # asks for effects by these names; a data file naming anything else is an error.
@@ -107,7 +111,7 @@ class TerraNovaData:
     round_tiles: dict[str, tuple[str, int]]
     town_tiles: dict[int, dict[str, int]]
     neutral_spaces: dict[int, tuple[int, ...]]  # terrain index -> marked hexes
-    approximate: tuple[str, ...] = ()
+    approximate: tuple[Approximate, ...] = ()
     overrides: dict[str, Any] = field(default_factory=dict)
     ring_table: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
 
@@ -164,7 +168,7 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
             if stem == "factions":
                 _inherit_for_override(raw[stem], overrides[stem])
             raw[stem] = apply_overrides(raw[stem], overrides[stem], stem)
-    approximate = []
+    approximate: list[Approximate] = []
 
     # map
     m = Field(raw["map"], "map.toml")
@@ -201,7 +205,9 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
     neutral: dict[int, tuple[int, ...]] = {}
     ns = raw["map"].get("neutral_spaces", {})
     if ns.get("approximate"):
-        approximate.append(f"map: neutral house spaces (2-player variants): {ns.get('provenance')}")
+        approximate.append(Approximate(
+            f"map: neutral house spaces (2-player variants): {ns.get('provenance')}",
+            players=(2,), options={"variant": NEUTRAL_HOUSE_VARIANTS}))
     for name in ring:
         try:
             hexes = tuple(hexmap.hex(n) for n in ns.get(name, []))
@@ -283,7 +289,7 @@ def load_data(overrides: dict[str, Any] | None = None) -> TerraNovaData:
 
     for slug, fa in factions.items():
         if fa.provenance.get("approximate"):
-            approximate.append(f"faction {slug}: {fa.provenance['approximate']}")
+            approximate.append(Approximate(f"faction {slug}: {fa.provenance['approximate']}"))
     return TerraNovaData(
         name="terra-nova-base" + ("+overrides" if overrides else ""),
         hash=content_hash(raw),
