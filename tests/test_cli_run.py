@@ -36,11 +36,15 @@ def run_ok(out, *args):
     return result
 
 
+RAW_TABLE = ["faction", "games", "win", "share", "mean", "VP"]  # the header of --verbose's table
+
+
 def test_run_writes_parquet_and_prints_the_summary(tmp_path):
     out = tmp_path / "run"
     result = run_ok(out, "--games", 8, "--workers", 2, "--players", "3,4", "--seed", 5)
-    assert "win share" in result.output and "mean VP" in result.output
-    assert "8 of 8 games finished" in result.output and str(out) in result.output
+    lines = result.stdout.rstrip().splitlines()
+    assert lines[-1].startswith("8 of 8 games finished") and lines[-1].endswith(str(out))
+    assert RAW_TABLE not in [line.split() for line in lines]  # without --verbose
     games = pl.scan_parquet(out / "games" / "*.parquet").collect()
     players = pl.scan_parquet(out / "players" / "*.parquet").collect()
     assert sorted(games["game_id"]) == list(range(8))
@@ -72,6 +76,29 @@ def test_default_run_with_report(tmp_path, monkeypatch):
     assert "This run finds an edge of" in result.stdout
     assert opened == [(tmp_path / page).resolve().as_uri()]
     assert pl.read_parquet(runs[0] / "players" / "*.parquet")["n_players"].unique().to_list() == [4]
+
+
+def test_run_ends_on_the_verdicts_and_the_report_and_verbose_adds_the_raw_table(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    page = Path("reports") / "run" / "report.html"
+    args = ("run", "--out", "run", "--games", 6, "--workers", 1, "--strategies", "random")
+    for verbose in (False, True):  # the second continues the first: no new games, same report
+        result = invoke(*args, *(["--verbose"] if verbose else []))
+        assert result.exit_code == 0, result.output
+        out = [line.split() for line in result.stdout.rstrip().splitlines()]
+        finished = next(i for i, line in enumerate(out) if line[:5] == ["6", "of", "6", "games",
+                                                                      "finished"])
+        verdict = next(i for i, line in enumerate(out) if line[:1] == ["Verdict:"])
+        # The run's line, then the verdicts and the file to open, last.
+        assert finished < verdict and " ".join(out[-1]).endswith(f"open {page}")
+        assert any(line[:5] == ["This", "run", "finds", "an", "edge"]
+                   for line in out[verdict:-1])
+        if verbose:
+            table = out.index(RAW_TABLE)
+            assert table < finished and len(out[table + 1]) == 4  # faction, games, share, VP
+        else:
+            assert RAW_TABLE not in out
 
 
 def test_replay_checks_scores_and_prints_rounds_and_map(tmp_path):
@@ -153,10 +180,14 @@ def test_configs_run(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.toml")))
 def test_shipped_configs_are_valid(name):
-    from terra_sim.config import load, validate
+    from terra_sim.config import load, read_toml, validate
+    from terra_sim.ladder import plan
 
-    cfg = validate(load(CONFIGS / name))  # every game, faction, strategy and override name
-    assert cfg.games > 0 and (CONFIGS / name).read_text().startswith("#")
+    if "ladder" in read_toml(CONFIGS / name):  # a ladder's config: every rung's run, checked
+        configs = plan(CONFIGS / name)[2]
+    else:
+        configs = [validate(load(CONFIGS / name))]  # every game, faction, strategy, override
+    assert all(cfg.games > 0 for cfg in configs) and (CONFIGS / name).read_text().startswith("#")
 
 
 @pytest.mark.parametrize("args,expected", [

@@ -11,12 +11,15 @@ from terra_sim.config import DESIGNS
 from terra_sim.games import DEFAULT_GAME
 
 
-def _echo_summary(result) -> None:
-    table = result.faction_summary()
-    click.echo(f"\n{'faction':<18}{'games':>7}{'win share':>11}{'mean VP':>9}")
-    for row in table.iter_rows(named=True):
-        click.echo(f"{row['faction']:<18}{row['games']:>7}{row['win_share']:>10.1%}"
-                   f"{row['mean_vp']:>9.1f}")
+def _echo_summary(result, verbose: bool) -> None:
+    # The raw table has no intervals and the report has it: by default the run ends on the
+    # report's verdicts, which a raw table printed before them would only crowd.
+    if verbose:
+        table = result.faction_summary()
+        click.echo(f"\n{'faction':<18}{'games':>7}{'win share':>11}{'mean VP':>9}")
+        for row in table.iter_rows(named=True):
+            click.echo(f"{row['faction']:<18}{row['games']:>7}{row['win_share']:>10.1%}"
+                       f"{row['mean_vp']:>9.1f}")
     m, s = result.manifest, result.stats
     rate = f" ({(s.games + s.failed) / s.wall_s:.0f} games/s)" if s.wall_s else ""
     click.echo(f"\n{m['finished_games']} of {m['planned_games']} games finished"
@@ -84,11 +87,14 @@ def _report(run_dir, open_: bool) -> None:
 @click.option("--until-batch", type=int, metavar="N",
               help="Games between the checks of a run until sure (default: about 500, in whole "
                    "design periods).")
+@click.option("--verbose", is_flag=True,
+              help="Also print each faction's games, win share and mean VP as played, before "
+                   "the verdicts (the report has them, with intervals).")
 @open_option
 def run(config, game, players, games, seed, workers, chunk_size, out, factions, strategies,
         per_seat, design, resume, decision_timeout, force, no_actions, no_report, executor,
         scheduler, shared_dir, open_, until_ci, until_margin_ci, max_games,
-        until_batch) -> None:
+        until_batch, verbose) -> None:
     """Play a tournament and log it to Parquet.
 
     CONFIG is a TOML file (see configs/); without one, the default run plays 1,000 4-player
@@ -113,7 +119,7 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
         click.echo(f"\nInterrupted: {e.finished} of {e.planned} games are kept in {e.run_dir}; "
                    f"finish with: terra-sim run --resume {e.run_dir}", err=True)
         sys.exit(130)
-    _echo_summary(result)
+    _echo_summary(result, verbose)
     if not no_report and result.manifest["config"]["report"]:
         _report(result.run_dir, open_)
     if result.failed:
