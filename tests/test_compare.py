@@ -1,28 +1,44 @@
 """`compare_runs` and `terra-sim compare` on two small fabricated runs."""
 
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from polars.testing import assert_frame_equal
 from report_fixtures import STRENGTH, make_run
 
-from terra_sim.analysis import stats
+from terra_sim.analysis import stats, tables
 from terra_sim.analysis.compare import change_table, compare_runs, manifest_changes
 from terra_sim.core.errors import UserError
 
 OVERRIDE = {"factions": {"halflings": {"start_money": 20}}}
+FIXED = dict(STRENGTH, halflings=0)  # the what-if: halflings made as strong as the rest
+RECORDED = Path(__file__).parent / "fixtures" / "compare"  # its README says what and why
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("runs")
     a = make_run(base / "base", seed=11, n4=300, n2=60)
-    fixed = dict(STRENGTH, halflings=0)  # the what-if: halflings made as strong as the rest
-    b = make_run(base / "halfling-money", seed=12, n4=300, n2=60, strength=fixed,
+    b = make_run(base / "halfling-money", seed=12, n4=300, n2=60, strength=FIXED,
                  overrides=OVERRIDE)
     return a, b
+
+
+@pytest.fixture(scope="module")
+def what_ifs(runs, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    """Run pairs for each of compare's analyses, by the name of their recorded outputs."""
+    a, b = runs
+    base = tmp_path_factory.mktemp("more-runs")
+    four = make_run(base / "halfling-money-4p", seed=12, n4=300, n2=0, strength=FIXED,
+                    overrides=OVERRIDE)
+    same_plan = make_run(base / "halfling-money-same-plan", seed=11, n4=300, n2=60,
+                         strength=FIXED, overrides=OVERRIDE)  # the seed, so the seatings, of a
+    return {"independent": (a, b), "independent-other-counts": (a, four),
+            "paired": (a, same_plan)}
 
 
 def test_change_table_by_hand():
@@ -120,3 +136,53 @@ def test_cli_compare(runs, tmp_path):
     assert (tmp_path / "c" / "report.html").is_file()
     bad = CliRunner().invoke(cli, ["compare", str(a), str(tmp_path / "nope")])
     assert bad.exit_code == 2 and "does not exist" in bad.output
+
+
+@pytest.mark.parametrize("case", ["independent", "independent-other-counts", "paired"])
+def test_compare_gives_the_numbers_it_gave_holding_the_runs_in_memory(what_ifs, case,
+                                                                      tmp_path):
+    r = compare_runs(*what_ifs[case], out=tmp_path / "cmp", formats="md")
+    for name in ("faction_changes", "faction_changes_by_player_count"):
+        assert_frame_equal(pl.read_csv(r.out_dir / "tables" / f"{name}.csv"),
+                           pl.read_csv(RECORDED / case / f"{name}.csv"),
+                           rel_tol=1e-9, abs_tol=1e-12)
+    assert r.summary + "\n" == (RECORDED / case / "summary.txt").read_text()
+
+
+def test_compare_collects_aggregates_only(what_ifs, tmp_path, monkeypatch):
+    """Neither run's players table is read whole, nor anything with a row per game: every
+    collected frame is an aggregate (a row per faction, player count, or one)."""
+    games = min(tables.overview(tables.open_run(run))["games"]
+                for pair in what_ifs.values() for run in pair)
+    sizes = []
+    collect = pl.LazyFrame.collect
+
+    def counted(self, *args, **kwargs):  # eager polars calls land here too
+        df = collect(self, *args, **kwargs)
+        sizes.append(df.height)
+        return df
+
+    def held(self):
+        raise AssertionError("compare read a players table into memory")
+
+    monkeypatch.setattr(pl.LazyFrame, "collect", counted)
+    monkeypatch.setattr(tables.Run, "frame", property(held))
+    for case, (a, b) in what_ifs.items():
+        compare_runs(a, b, out=tmp_path / case, formats="md")
+    assert sizes and max(sizes) < games
+
+
+def test_runs_whose_seats_are_out_of_order_pair_the_same(what_ifs, tmp_path):
+    """Runs as the runner writes them are joined by merging, which needs the seats in order;
+    seats in any other order are joined by hashing, to the same numbers."""
+    a, b = what_ifs["paired"]
+    shuffled = tmp_path / b.name
+    shutil.copytree(b, shuffled)
+    for part in (shuffled / "players").glob("*.parquet"):
+        pl.read_parquet(part).sample(fraction=1.0, shuffle=True, seed=3).write_parquet(part)
+    r = compare_runs(a, shuffled, out=tmp_path / "cmp", formats="md")
+    for name in ("faction_changes", "faction_changes_by_player_count"):
+        assert_frame_equal(pl.read_csv(r.out_dir / "tables" / f"{name}.csv"),
+                           pl.read_csv(RECORDED / "paired" / f"{name}.csv"),
+                           rel_tol=1e-9, abs_tol=1e-12)
+    assert "Analysis: paired" in r.summary

@@ -38,7 +38,7 @@ def test_paired_changes_match_scipy(runs):
     a, b, _ = runs
     joined, why = paired.pair_games(tables.open_run(a), tables.open_run(b))
     assert joined is not None, why
-    assert joined["game_id"].n_unique() == RUN["games"]
+    assert joined.select(pl.col("game_id").n_unique()).collect().item() == RUN["games"]
     ct = paired.paired_change_table(joined, ["faction"]).sort("faction")
     pa = pl.read_parquet(a / "players" / "*.parquet").sort("game_id", "seat")
     pb = pl.read_parquet(b / "players" / "*.parquet").sort("game_id", "seat")

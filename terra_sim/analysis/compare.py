@@ -229,7 +229,8 @@ def _player_counts(o: dict) -> str:
 
 def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
              fmts: tuple[str, ...], correction: str) -> ReportResult:
-    ra, rb = tables.open_run(run_a), tables.open_run(run_b)
+    # Streamed, not held: a comparison asks a few tables of two runs that may be big.
+    ra, rb = tables.open_run(run_a, in_memory=False), tables.open_run(run_b, in_memory=False)
     ga, gb = ra.manifest.get("game"), rb.manifest.get("game")
     if ga and gb and ga != gb:
         raise UserError(f"cannot compare a {ga} run with a {gb} run")
@@ -277,7 +278,7 @@ def _compare(run_a: str | Path, run_b: str | Path, out: str | Path | None,
             ct = paired.paired_change_table(joined, ["faction"], correction)
             cc = paired.paired_change_table(joined, ["n_players", "faction"], correction)
             methods = PAIRED
-            pairs = joined["game_id"].n_unique()
+            pairs = joined.select(pl.col("game_id").n_unique()).collect().item()
             named = paired.touched(ct["faction"].to_list(), changes["setting"].to_list())
             analysis = (
                 f"Analysis: paired. The runs share a plan (master seed, and the same factions "

@@ -2,7 +2,10 @@
 the same seats of every game) differ only by the what-if change, so game i of run A and game i
 of run B share the deal. Each faction's change is the mean of its per-game differences, with a
 paired t interval and test: the deal's luck cancels, and intervals shrink against an analysis
-that treats the runs as independent samples."""
+that treats the runs as independent samples.
+
+The runs are joined inside lazy queries that collect only aggregates (a row per faction or
+player count), never the seats themselves."""
 
 from __future__ import annotations
 
@@ -12,30 +15,41 @@ import polars as pl
 from terra_sim.analysis import stats, tables
 
 _SEAT = ["game_id", "seat", "faction", "strategy", "n_players", "win_share", "margin"]
+SEATS = 256  # more than any game has: game_id * SEATS + seat tells a run's seats apart
 
 
-def pair_games(ra: tables.Run, rb: tables.Run) -> tuple[pl.DataFrame | None, str]:
-    """The seats of the games both runs finished, joined (B's columns end in `_b`), when the two
-    runs share a plan; otherwise None and why they are independent samples."""
+def pair_games(ra: tables.Run, rb: tables.Run) -> tuple[pl.LazyFrame | None, str]:
+    """The seats of the games both runs finished, joined (B's columns end in `_b`) as a lazy
+    query, when the two runs share a plan; otherwise None and why they are independent
+    samples."""
     sa, sb = ra.manifest.get("master_seed"), rb.manifest.get("master_seed")
     if sa is None or sa != sb:
         return None, f"the runs have different master seeds ({sa} and {sb})"
-    a = ra.players.select(_SEAT).collect()
-    b = rb.players.select(_SEAT).collect()
-    joined = a.join(b, on=["game_id", "seat"], how="inner", suffix="_b")
-    if joined.height == 0:
+    joined = _seats(ra).join(_seats(rb).drop("game_id", "seat"), on="key", how="inner",
+                             suffix="_b")
+    differ = ((pl.col("faction") != pl.col("faction_b"))
+              | (pl.col("strategy") != pl.col("strategy_b"))
+              | (pl.col("n_players") != pl.col("n_players_b")))
+    seats, first = joined.select(pl.len(), pl.col("game_id").filter(differ).min()).collect().row(0)
+    if seats == 0:
         return None, "no game number was finished in both runs"
-    differ = joined.filter((pl.col("faction") != pl.col("faction_b"))
-                           | (pl.col("strategy") != pl.col("strategy_b"))
-                           | (pl.col("n_players") != pl.col("n_players_b")))
-    if differ.height:
-        g = int(differ["game_id"].min())  # type: ignore[arg-type]
-        return None, (f"game {g} seats different factions or bots in the two runs "
+    if first is not None:
+        return None, (f"game {first} seats different factions or bots in the two runs "
                       "(a different design or faction pool)")
     return joined, ""
 
 
-def paired_change_table(joined: pl.DataFrame, by: list[str],
+def _seats(run: tables.Run) -> pl.LazyFrame:
+    """The run's seats keyed by game and seat (`key`), marked as sorted by the key when they
+    are, as a run's parts hold them: two runs in order are joined by merging, a few rows of each
+    at a time, where joining by hashing would hold every seat of one run."""
+    seats = run.players.select((pl.col("game_id") * SEATS + pl.col("seat")).alias("key"), *_SEAT)
+    in_order = seats.select((pl.col("key").diff() > 0).all()
+                            & pl.col("seat").is_between(0, SEATS - 1).all()).collect().item()
+    return seats.set_sorted("key") if in_order else seats
+
+
+def paired_change_table(joined: pl.LazyFrame, by: list[str],
                         correction: str = "holm") -> pl.DataFrame:
     """Per group of `by`: the paired games, each run's win share (Wilson interval) and mean
     margin, and B minus A of win share and margin as the mean per-game difference with a paired
@@ -53,6 +67,7 @@ def paired_change_table(joined: pl.DataFrame, by: list[str],
              pl.col("d_win").mean().alias("win_change"), pl.col("d_win").std().alias("win_sd"),
              pl.col("d_margin").mean().alias("margin_change"),
              pl.col("d_margin").std().alias("margin_sd"))
+        .collect()
         .sort(by)
     )
     n = df["games"].to_numpy()

@@ -2,9 +2,11 @@
 
 `open_run` reads the parts' footers; the players table is then read once, on first use, into a
 compact in-memory frame (`Run.frame`), and every table is an aggregation of that frame in polars
-(or of arrays drawn from it once, for head to head and Plackett-Luce). Each function returns a
-small polars DataFrame (one row per faction, seat, pair...) with plain column names; report.py
-formats them for people and plots.py draws them.
+(or of arrays drawn from it once, for head to head and Plackett-Luce). A run opened with
+`in_memory=False` is never read whole: each table is a streaming query over the parts that
+keeps only its aggregate, for readers that ask few tables of big runs (compare.py). Each
+function returns a small polars DataFrame (one row per faction, seat, pair...) with plain column
+names; report.py formats them for people and plots.py draws them.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class Finishes:
 @dataclass
 class Run:
     """A run directory opened for reading: the manifest, lazy frames over its parts, and (once
-    read) its players table in memory."""
+    read, when `in_memory`) its players table in memory."""
 
     path: Path
     manifest: dict[str, Any]
@@ -62,6 +64,9 @@ class Run:
     errors: int
     categories: list[str] = field(default_factory=list)  # scoring categories, without "vp_"
     chunks: int = 0  # part files per table
+    # Whether queries read the players table kept in memory (read once: the report asks many)
+    # or stream the parts each time, keeping only their aggregates (a few queries of big runs).
+    in_memory: bool = True
     # Read on first use; dataclasses.replace(run, parts=...) gives a run that reads its own.
     _schema: pl.Schema | None = field(default=None, init=False, repr=False)
     _frame: pl.DataFrame | None = field(default=None, init=False, repr=False)
@@ -89,6 +94,8 @@ class Run:
         return self._frame
 
     def _view(self, names: bool) -> pl.LazyFrame:
+        if not self.in_memory:
+            return self.parts
         schema = self.schema
         keep = {"faction", "strategy"} if not names else set()
         return self.frame.lazy().with_columns(
@@ -97,7 +104,7 @@ class Run:
     @property
     def players(self) -> pl.LazyFrame:
         """The players table with the types of its parts, served from `frame` (the parts are
-        not read again)."""
+        not read again), or straight from the parts when not `in_memory`."""
         return self._view(names=True)
 
     @property
@@ -113,8 +120,9 @@ class Run:
         return self._finishes
 
 
-def open_run(run_dir: str | Path) -> Run:
-    """Open a run directory. Raises UserError when it is missing or is not a run directory."""
+def open_run(run_dir: str | Path, in_memory: bool = True) -> Run:
+    """Open a run directory (`in_memory`: see Run). Raises UserError when it is missing or is
+    not a run directory."""
     path = Path(run_dir)
     if not path.exists():
         raise UserError(f"run directory {str(path)!r} does not exist")
@@ -143,7 +151,7 @@ def open_run(run_dir: str | Path) -> Run:
     errs = storage.scan(path, "errors", {"game_id": pl.Int64})
     n_err = int(errs.select(pl.len()).collect().item())
     chunks = len(list((path / storage.COMMIT_TABLE).glob("*.parquet")))
-    return Run(path, manifest, players, games, n_err, categories, chunks)
+    return Run(path, manifest, players, games, n_err, categories, chunks, in_memory)
 
 
 MANY_CHUNKS = 5_000  # reading this many part files per table takes seconds of the report
@@ -419,15 +427,18 @@ def game_length(run: Run) -> pl.DataFrame:
 
 def overview(run: Run) -> dict[str, Any]:
     """Counts the header needs, from the data itself (the manifest may be stale or partial)."""
-    p = run.frame
-    n_games = p["game_id"].n_unique()
+    p = run.aggregable
     counts = _games_by_count(run)
-    factions = sorted(p["faction"].unique().cast(pl.String).to_list())
-    strategies = sorted(p["strategy"].unique().cast(pl.String).to_list())
-    return {"games": n_games,
+
+    # A query each: streamed from the parts, one select of the count and both lists of names
+    # would hold whole columns (twice the memory at a million games).
+    def names(col: str) -> list[str]:
+        return sorted(p.group_by(col).agg().collect()[col].cast(pl.String).to_list())
+
+    return {"games": p.select(pl.col("game_id").n_unique()).collect().item(),
             "games_by_count": dict(zip(counts["n_players"].to_list(), counts["games"].to_list(),
                                        strict=True)),
-            "factions": factions, "strategies": strategies, "errors": run.errors}
+            "factions": names("faction"), "strategies": names("strategy"), "errors": run.errors}
 
 
 def _games_by_count(run: Run) -> pl.DataFrame:
