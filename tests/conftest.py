@@ -3,8 +3,8 @@ import sys
 import plugin_game
 import pytest
 
-from terra_sim import storage
 from terra_sim.games import register_game, unregister_game
+from terra_sim.store import rundir
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def tally_game():
 def ctrl_c_at_chunk(monkeypatch):
     """ctrl_c_at_chunk(n): Ctrl-C reaches the run as it writes its n-th chunk (the chunks before
     it are kept, that one is lost); ctrl_c_at_chunk(None) writes normally again."""
-    real = storage.write_chunk
+    real = rundir.write_chunk
 
     def arm(n: int | None) -> None:
         calls = []
@@ -30,6 +30,6 @@ def ctrl_c_at_chunk(monkeypatch):
                 raise KeyboardInterrupt
             return real(*a, **k)
 
-        monkeypatch.setattr(storage, "write_chunk", real if n is None else interrupted)
+        monkeypatch.setattr(rundir, "write_chunk", real if n is None else interrupted)
 
     return arm

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import rankdata
 
-from terra_sim import storage
+from terra_sim.store import schema
 
 FACTIONS = ["auren", "chaos", "cultists", "dwarves", "engineers", "fakirs", "giants",
             "halflings", "mermaids", "witches"]
@@ -65,8 +65,8 @@ def make_run(path: Path, *, n4: int = 400, n2: int = 100, seed: int = 7,
                           "duration_s": float(rng.uniform(0.05, 0.3)),
                           "setup": '{"round_tiles": ["r1", "r2", "r3"]}'})
             gid += 1
-    pschema = storage.players_schema(CATEGORIES)
-    gschema = storage.GAMES_SCHEMA
+    pschema = schema.players_schema(CATEGORIES)
+    gschema = schema.GAMES_SCHEMA
     pdf = pl.DataFrame(players, schema=pschema)
     gdf = pl.DataFrame(games, schema=gschema)
     _write_parts(pdf, path / "players", parts)
@@ -119,9 +119,9 @@ def make_scored_run(path: Path, tables: list[tuple[list[str], list[int]]],
         games.append({"game_id": gid, "seed": gid, "game": "terra-nova", "n_players": n,
                       "variant": "standard", "rounds": 6, "n_actions": 100, "duration_s": 0.1,
                       "setup": "{}"})
-    _write_parts(pl.DataFrame(players, schema=storage.players_schema(["round"])),
+    _write_parts(pl.DataFrame(players, schema=schema.players_schema(["round"])),
                  path / "players", 1)
-    _write_parts(pl.DataFrame(games, schema=storage.GAMES_SCHEMA), path / "games", 1)
+    _write_parts(pl.DataFrame(games, schema=schema.GAMES_SCHEMA), path / "games", 1)
     factions = sorted({f for fs, _ in tables for f in fs})
     (path / "manifest.json").write_text(json.dumps({
         "game": "terra-nova", "master_seed": 1, "planned_games": len(tables),

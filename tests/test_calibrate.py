@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from terra_sim.analysis.report import build_report
-from terra_sim.calibrate import calibrate, nearest
 from terra_sim.cli import cli
 from terra_sim.core.data import apply_overrides, content_hash
 from terra_sim.games import register_game, unregister_game
+from terra_sim.run.calibrate import calibrate, nearest
 
 
 class HeadStartState(plugin_game.TallyState):

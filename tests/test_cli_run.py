@@ -180,8 +180,8 @@ def test_configs_run(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.toml")))
 def test_shipped_configs_are_valid(name):
-    from terra_sim.config import load, read_toml, validate
-    from terra_sim.ladder import plan
+    from terra_sim.run.config import load, read_toml, validate
+    from terra_sim.run.ladder import plan
 
     if "ladder" in read_toml(CONFIGS / name):  # a ladder's config: every rung's run, checked
         configs = plan(CONFIGS / name)[2]
@@ -275,7 +275,7 @@ def test_bench_measures_the_machines_own_speed_up_beside_the_runs():
 
 
 def test_the_ceiling_plays_every_game_once_per_measurement(monkeypatch, tmp_path):
-    from terra_sim import bench as b
+    from terra_sim.run import bench as b
 
     log = tmp_path / "played"
 
@@ -294,7 +294,7 @@ def test_the_ceiling_plays_every_game_once_per_measurement(monkeypatch, tmp_path
 
 
 def test_bench_tells_each_line_as_it_is_measured():
-    from terra_sim import bench as b
+    from terra_sim.run import bench as b
 
     heard = []
     lines, _ = b.bench(games=2, strategies="random", workers=2, on_line=heard.append)
@@ -313,7 +313,7 @@ def test_bench_tells_each_line_as_it_is_measured():
 def test_bench_of_an_older_tree_tells_its_lines_at_the_end(tmp_path):
     """A revision whose bench cannot tell lines early gives them all at the end; they are
     still told, in order."""
-    from terra_sim import bench as b
+    from terra_sim.run import bench as b
 
     pkg = tmp_path / "terra_sim"
     pkg.mkdir()

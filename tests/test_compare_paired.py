@@ -8,7 +8,7 @@ from scipy import stats as sps
 
 from terra_sim.analysis import paired, tables
 from terra_sim.analysis.compare import change_table, compare_runs
-from terra_sim.runner import run_tournament
+from terra_sim.run.runner import run_tournament
 
 RUN = {"game": "terra-nova", "players": 2, "games": 90, "seed": 5, "workers": 1,
        "actions": False, "report": False}

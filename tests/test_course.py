@@ -93,7 +93,7 @@ def test_plots_draw_from_the_aggregates(tmp_path):
 
 def test_report_of_a_real_run_shows_when_and_where(tmp_path):
     from terra_sim.analysis.report import build_report
-    from terra_sim.runner import run_tournament
+    from terra_sim.run.runner import run_tournament
 
     run = run_tournament({"game": "terra-nova", "players": 2, "games": 12, "seed": 3,
                           "workers": 1, "report": False}, out=str(tmp_path / "run")).run_dir
@@ -110,7 +110,7 @@ def test_report_of_a_real_run_shows_when_and_where(tmp_path):
 
 def test_report_of_a_run_without_actions_says_so(tmp_path):
     from terra_sim.analysis.report import build_report
-    from terra_sim.runner import run_tournament
+    from terra_sim.run.runner import run_tournament
 
     run = run_tournament({"game": "terra-nova", "players": 2, "games": 6, "seed": 3,
                           "workers": 1, "report": False, "actions": False},

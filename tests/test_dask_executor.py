@@ -26,12 +26,13 @@ distributed = pytest.importorskip(
 
 import dask  # noqa: E402
 
-from terra_sim import dask_executor, storage  # noqa: E402
 from terra_sim.cli import cli  # noqa: E402
 from terra_sim.core.errors import UserError  # noqa: E402
 from terra_sim.core.rng import derive_seed  # noqa: E402
-from terra_sim.dask_executor import ChunkWriter, DaskExecutor  # noqa: E402
-from terra_sim.runner import RunInterrupted, run_tournament  # noqa: E402
+from terra_sim.run import dask_executor  # noqa: E402
+from terra_sim.run.dask_executor import ChunkWriter, DaskExecutor  # noqa: E402
+from terra_sim.run.runner import RunInterrupted, run_tournament  # noqa: E402
+from terra_sim.store import rundir, schema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 KW = {"games": 24, "players": "2,3", "strategies": "random", "seed": 5, "report": False}
@@ -171,18 +172,18 @@ def test_dask_scheduler_address_points_a_run_at_a_cluster(tmp_path, monkeypatch,
 
 def test_a_chunk_is_written_once(tmp_path):
     run_dir = tmp_path / "r"
-    storage.init_dirs(run_dir)
-    tables = storage.schemas(["a"])
+    rundir.init_dirs(run_dir)
+    tables = schema.schemas(["a"])
     cols = {t: {k: [] for k in s} for t, s in tables.items()}
     cols["errors"] = {"game_id": [4], "seed": [1], "strategies": ["x"], "factions": ["y"],
                       "message": ["m"], "traceback": ["t"]}
-    parts = storage.encode_chunk(cols, tables)
+    parts = schema.encode_chunk(cols, tables)
     writer = ChunkWriter(run_dir)
     assert writer.write([4], parts)
     # Distributed delivering the chunk again (a retry after a lost worker, or a duplicate):
     staged = tmp_path / "staged"
-    storage.init_dirs(staged)
-    storage.write_chunk(staged, storage.part_name(4, 4), parts)
+    rundir.init_dirs(staged)
+    rundir.write_chunk(staged, rundir.part_name(4, 4), parts)
     assert not writer.write([4], staged=str(staged))
     assert not staged.exists()
     assert pl.read_parquet(run_dir / "errors" / "*.parquet")["game_id"].to_list() == [4]

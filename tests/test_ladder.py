@@ -20,8 +20,8 @@ from terra_sim.analysis import ladder as analysis
 from terra_sim.cli import cli
 from terra_sim.core.errors import UserError
 from terra_sim.games import register_game, unregister_game
-from terra_sim.ladder import DEFAULT_BUDGETS, plan, run_ladder
-from terra_sim.runner import RunInterrupted
+from terra_sim.run.ladder import DEFAULT_BUDGETS, plan, run_ladder
+from terra_sim.run.runner import RunInterrupted
 
 RUNGS = ("random", "greedy", "mcts-4")
 CONFIG = """

@@ -1,6 +1,10 @@
 """The house's layering, checked on the source: the core imports nothing above it, and no library
 file outside terra_sim/games/<g>/ and strategies/<g>/ imports or names game <g>; the game
-registry line in terra_sim/games/__init__.py is the one place that does."""
+registry line in terra_sim/games/__init__.py is the one place that does. No two modules import
+each other, directly or round a circle (every import counts: at the top, inside a function, for
+type checking only), except inside one game's folder, where an engine's state and its rules
+modules may (terra_sim/games/README.md says why); and no module imports another's private
+(underscore) names."""
 
 import ast
 from pathlib import Path
@@ -79,6 +83,113 @@ def violations(root: Path, slugs: list[str]) -> list[str]:
     return out
 
 
+def _library(root: Path) -> dict[str, Path]:
+    files = [*(root / "terra_sim").rglob("*.py"), *(root / "strategies").rglob("*.py")]
+    return {_module_of(p.relative_to(root)): p for p in sorted(files)}
+
+
+def _target(name: str, modules: dict[str, Path]) -> str | None:
+    """The library module an imported name lives in (`a.b.c` a module, or `c` a name in a.b)."""
+    if name in modules:
+        return name
+    parent = name.rpartition(".")[0]
+    return parent if parent in modules else None
+
+
+def _game_folder(module: str) -> str | None:
+    bits = module.split(".")
+    if bits[:2] == ["terra_sim", "games"] and len(bits) > 3:
+        return "terra_sim.games." + bits[2]
+    if bits[0] == "strategies" and len(bits) > 2:
+        return "strategies." + bits[1]
+    return None
+
+
+def circles(root: Path) -> list[list[str]]:
+    """Groups of modules that import each other round a circle, but those inside one game's
+    folder (strongly connected components of the import graph, Tarjan's algorithm)."""
+    modules = _library(root)
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for m, path in modules.items():
+        for _, names in _imports(ast.parse(path.read_text()), m):
+            graph[m] |= {t for n in names if (t := _target(n, modules)) not in (None, m)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = [stack.pop()]
+            while group[-1] != v:
+                group.append(stack.pop())
+            folders = {_game_folder(m) for m in group}
+            if len(group) > 1 and not (len(folders) == 1 and None not in folders):
+                found.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def private_imports(root: Path) -> list[str]:
+    """`from module import _name` between two library modules."""
+    modules = _library(root)
+    out = []
+    for m, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                parent = m.split(".")[: -node.level]
+                base = ".".join([*parent, base] if base else parent)
+            if base not in modules or base == m:
+                continue
+            out += [f"{path.relative_to(root)}:{node.lineno}: imports {base}.{a.name}"
+                    for a in node.names if a.name.startswith("_") and not a.name.endswith("__")]
+    return out
+
+
+def test_no_modules_import_each_other_round_a_circle():
+    assert circles(ROOT) == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    assert private_imports(ROOT) == []
+
+
+def test_the_checks_find_a_planted_circle_and_a_private_import(tmp_path):
+    files = {
+        "terra_sim/__init__.py": "",
+        "terra_sim/run/__init__.py": "",
+        "terra_sim/run/a.py": "from terra_sim.run.b import thing\n",
+        "terra_sim/run/b.py": "def f():\n    from terra_sim.run import c\n",
+        "terra_sim/run/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                              "    from terra_sim.run.a import A\n",
+        "terra_sim/store.py": "from terra_sim.run.a import _helper, __version__\n",
+        "terra_sim/games/__init__.py": "",
+        "terra_sim/games/chess/__init__.py": "",
+        "terra_sim/games/chess/state.py": "from terra_sim.games.chess import moves\n",
+        "terra_sim/games/chess/moves.py": "from terra_sim.games.chess.state import State\n",
+        "strategies/__init__.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert circles(tmp_path) == [["terra_sim.run.a", "terra_sim.run.b", "terra_sim.run.c"]]
+    assert private_imports(tmp_path) == ["terra_sim/store.py:1: imports terra_sim.run.a._helper"]
+
+
 def test_the_tree_keeps_its_layers():
     from terra_sim.games import GAMES
 
@@ -89,7 +200,7 @@ def test_the_check_finds_each_kind_of_breach(tmp_path):
     files = {
         "terra_sim/__init__.py": "",
         "terra_sim/core/__init__.py": "",
-        "terra_sim/core/loop.py": "from terra_sim.runner import x\nimport strategies\n",
+        "terra_sim/core/loop.py": "from terra_sim.run.runner import x\nimport strategies\n",
         "terra_sim/games/__init__.py": 'GAMES = {"chess": "terra_sim.games.chess.game:Chess"}\n',
         "terra_sim/games/chess/__init__.py": "",
         "terra_sim/games/chess/game.py": "from strategies.chess import bots\n",
@@ -108,7 +219,7 @@ def test_the_check_finds_each_kind_of_breach(tmp_path):
         (tmp_path / name).write_text(text)
     found = violations(tmp_path, ["chess", "go"])
     assert sorted(found) == sorted([
-        "terra_sim/core/loop.py:1: the core imports terra_sim.runner.x, which sits above it",
+        "terra_sim/core/loop.py:1: the core imports terra_sim.run.runner.x, which sits above it",
         "terra_sim/core/loop.py:2: the core imports strategies, which sits above it",
         "terra_sim/games/chess/game.py:1: imports chess's bots from outside them",
         "terra_sim/games/chess/game.py:1: a game engine imports bots",

@@ -12,8 +12,9 @@ import signal
 import polars as pl
 import pytest
 
-from terra_sim import parquet, runner, storage
 from terra_sim.games import game_slugs
+from terra_sim.run import chunk, runner
+from terra_sim.store import parquet, schema
 
 SCHEMA = {"i": pl.Int64, "u": pl.UInt64, "f": pl.Float64, "s": pl.String}
 
@@ -86,17 +87,17 @@ def test_what_it_cannot_write_is_refused():
 @pytest.mark.parametrize("slug", game_slugs())
 def test_every_games_run_rows_read_back_as_polars_builds_them(slug, monkeypatch):
     seen = {}
-    real = storage.encode_chunk
+    real = schema.encode_chunk
 
     def capture(columns, schemas):
         seen.update(columns=columns, schemas=schemas)
         return real(columns, schemas)
 
-    monkeypatch.setattr(storage, "encode_chunk", capture)
+    monkeypatch.setattr(schema, "encode_chunk", capture)
     cfg, _ = runner._resolve(None, None, {"game": slug, "games": 2, "strategies": "random"})
-    _, parts, stats = runner.play_chunk(json.dumps(cfg.content(), sort_keys=True), [0, 1])
+    _, parts, stats = chunk.play_chunk(json.dumps(cfg.content(), sort_keys=True), [0, 1])
     assert stats["games"] == 2
-    for table in storage.TABLES:
+    for table in schema.TABLES:
         want = pl.DataFrame(seen["columns"][table], schema=seen["schemas"][table])
         got = read(parts[table])
         assert got.schema == want.schema and got.equals(want), table

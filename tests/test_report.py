@@ -15,7 +15,7 @@ from terra_sim.analysis import tables
 from terra_sim.analysis.report import build_report, parse_formats
 from terra_sim.core.approximate import Approximate, approximate_for
 from terra_sim.core.errors import UserError
-from terra_sim.runner import run_tournament
+from terra_sim.run.runner import run_tournament
 
 
 @pytest.fixture(scope="module")

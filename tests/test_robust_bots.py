@@ -13,7 +13,7 @@ import terra_sim
 from strategies.base import Strategy
 from terra_sim.core.errors import StrategyError, UserError
 from terra_sim.core.guard import StateGuard
-from terra_sim.runner import run_tournament
+from terra_sim.run.runner import run_tournament
 
 FACTIONS = ["golems", "fairies", "sand-cats", "sea-dogs"]
 

@@ -16,11 +16,12 @@ from click.testing import CliRunner
 from hang_limit import hang_limit
 from run_checks import assert_same
 
-from terra_sim import storage
 from terra_sim.cli import cli
 from terra_sim.core.errors import UserError
 from terra_sim.core.rng import derive_seed
-from terra_sim.runner import ChunkSizer, run_tournament
+from terra_sim.run.chunk import ChunkSizer
+from terra_sim.run.runner import run_tournament
+from terra_sim.store import rundir, runlock, schema
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT = '''
@@ -87,7 +88,7 @@ def test_a_killed_worker_is_replaced_and_its_games_played_again(tmp_path):
     assert len(lines) == 1 and "a new worker plays them again" in lines[0]
     whole = run_tournament(out=tmp_path / "whole", games=40, players=2, workers=2, seed=11,
                            strategies=f"{bot}:Slow,random")
-    killed = storage.scan(tmp_path / "killed", "actions", storage.ACTIONS_SCHEMA).collect()
+    killed = rundir.scan(tmp_path / "killed", "actions", schema.ACTIONS_SCHEMA).collect()
     assert killed.sort("game_id", "index").equals(whole.actions)  # the same games, once each
 
 
@@ -165,7 +166,7 @@ def test_automatic_chunks_write_the_first_game_at_once_and_change_no_game(tmp_pa
 def test_a_folder_in_use_is_refused(tmp_path):
     out = tmp_path / "r"
     run_tournament(out=out, games=2, strategies="random", workers=1)
-    with storage.RunLock(out):
+    with runlock.RunLock(out):
         with pytest.raises(UserError, match="in use by another terra-sim run"):
             run_tournament(out=out, games=2, strategies="random", workers=1)
         result = CliRunner().invoke(cli, ["run", "--resume", str(out), "--no-report"])
@@ -178,8 +179,8 @@ def test_a_killed_run_leaves_no_stale_lock(tmp_path):
     out = tmp_path / "r"
     out.mkdir()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import time; from terra_sim import storage; "
-         f"lock = storage.RunLock({str(out)!r}).acquire(); "
+        [sys.executable, "-c", "import time; from terra_sim.store import runlock; "
+         f"lock = runlock.RunLock({str(out)!r}).acquire(); "
          "print('locked', flush=True); time.sleep(60)"],
         cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "locked"
@@ -199,32 +200,32 @@ def test_a_damaged_part_is_named_set_aside_and_played_again(tmp_path):
     cut = run_tournament(out=tmp_path / "b", **kw)
     part = tmp_path / "b" / "players" / "part-00000003-00000005.parquet"
     part.write_bytes(part.read_bytes()[:100])  # cut short, as by a full disk
-    with pytest.warns(storage.DamagedPartWarning, match="part-00000003-00000005"):
-        left = storage.scan(tmp_path / "b", "players", {}).collect()
+    with pytest.warns(rundir.DamagedPartWarning, match="part-00000003-00000005"):
+        left = rundir.scan(tmp_path / "b", "players", {}).collect()
     assert left.height == 6 * 4
     resumed = run_tournament(resume=cut.run_dir)
     assert resumed.stats.games == 3
     assert any("players/part-00000003-00000005.parquet" in n for n in resumed.stats.notes)
-    for table in storage.TABLES:
+    for table in schema.TABLES:
         assert (tmp_path / "b" / "damaged" / table / "part-00000003-00000005.parquet").exists()
     assert_same(whole, resumed)
     assert resumed.manifest["finished_at"] is not None
 
 
 def test_a_run_is_never_finished_with_a_damaged_part(tmp_path, monkeypatch):
-    real = storage.write_chunk
+    real = rundir.write_chunk
 
     def write_and_damage(run_dir, name, *a):
         real(run_dir, name, *a)
         if name == "part-00000002-00000003.parquet":
             (run_dir / "actions" / name).write_bytes(b"PAR1 cut")
 
-    monkeypatch.setattr(storage, "write_chunk", write_and_damage)
+    monkeypatch.setattr(rundir, "write_chunk", write_and_damage)
     out = tmp_path / "r"
     result = run_tournament(out=out, games=6, strategies="random", chunk_size=2, workers=1)
     assert result.manifest["finished_at"] is None and result.manifest["finished_games"] == 4
     assert (out / "damaged" / "actions" / "part-00000002-00000003.parquet").exists()
-    monkeypatch.setattr(storage, "write_chunk", real)
+    monkeypatch.setattr(rundir, "write_chunk", real)
     assert run_tournament(resume=out).manifest["finished_at"] is not None
 
 

@@ -12,11 +12,13 @@ from run_checks import assert_same
 
 import terra_sim
 from strategies import default_strategies
-from terra_sim import storage
-from terra_sim.config import RunConfig, validate
 from terra_sim.core.errors import UserError
-from terra_sim.replay import replay
-from terra_sim.runner import Plan, RunInterrupted, _rows_for, run_tournament
+from terra_sim.run.chunk import rows_for
+from terra_sim.run.config import RunConfig, validate
+from terra_sim.run.plan import Plan
+from terra_sim.run.replay import replay
+from terra_sim.run.runner import RunInterrupted, run_tournament
+from terra_sim.store import schema
 
 
 def content(**kw):
@@ -150,8 +152,8 @@ def test_schema_and_scoring_columns(tmp_path):
     result = run_tournament(games=8, players="2,4", strategies="random", workers=1,
                             out=tmp_path / "r")
     cats = terra_sim.get_game("terra-nova").categories
-    schemas = storage.schemas(cats)
-    for name in storage.TABLES:
+    schemas = schema.schemas(cats)
+    for name in schema.TABLES:
         df = pl.scan_parquet(tmp_path / "r" / name / "*.parquet").collect()
         assert dict(df.schema) == schemas[name], name
     players = result.players
@@ -185,8 +187,8 @@ def test_ties_share_rank_and_win(vp, rank, win):
         action_rounds=[1], action_vp=[0], rounds=5, n_decisions=1, duration_s=0.1, setup={},
         breakdown=[{"round": v} for v in vp])
     spec = SimpleNamespace(game_id=0, seed=1, strategies=["random"] * n)
-    cols = {t: {k: [] for k in s} for t, s in storage.schemas(g.categories).items()}
-    _rows_for(rec, spec, g, "standard", cols)
+    cols = {t: {k: [] for k in s} for t, s in schema.schemas(g.categories).items()}
+    rows_for(rec, spec, g, "standard", cols)
     assert cols["players"]["rank"] == rank
     assert cols["players"]["win_share"] == win
     assert cols["players"]["vp_round"] == vp and cols["players"]["vp_town"] == [0] * n

@@ -10,8 +10,8 @@ import pytest
 from report_fixtures import make_run
 
 from terra_sim.analysis import stats, tables
+from terra_sim.analysis.bench_report import tile_run
 from terra_sim.analysis.report import build_report
-from terra_sim.bench_report import tile_run
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +184,7 @@ def test_each_plot_is_drawn_from_an_aggregate_table(run_dir, tmp_path, monkeypat
 def test_the_plots_of_the_actions_table_are_drawn_from_aggregates(tmp_path, monkeypatch):
     """The same for a played run with its actions table: VP by round, the action mix and the
     build map too."""
-    from terra_sim.runner import run_tournament
+    from terra_sim.run.runner import run_tournament
 
     played = run_tournament(out=tmp_path / "played", games=8, players=2, strategies="random",
                             workers=1, seed=3).run_dir
@@ -211,7 +211,7 @@ def test_tile_run_repeats_the_source_games(run_dir, tmp_path):
 def test_bench_times_the_report_on_tiled_runs(run_dir, tmp_path):
     from click.testing import CliRunner
 
-    from terra_sim.bench_report import measure_reports
+    from terra_sim.analysis.bench_report import measure_reports
     from terra_sim.cli import cli
 
     heard: list = []

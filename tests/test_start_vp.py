@@ -8,9 +8,9 @@ import pytest
 
 import strategies
 from terra_sim import get_game, play_game
-from terra_sim.config import RunConfig, validate
 from terra_sim.core.errors import DataError
-from terra_sim.runner import Plan
+from terra_sim.run.config import RunConfig, validate
+from terra_sim.run.plan import Plan
 
 PRINTED = {"terra-nova": 0, "terra-mystica": 20, "terramara": 0}
 

@@ -136,7 +136,7 @@ def test_faction_mode_character_makes_factions_the_characters():
 
 def test_a_report_of_a_run_says_first_that_the_cards_are_stand_ins(tmp_path):
     from terra_sim.analysis.report import build_report
-    from terra_sim.runner import run_tournament
+    from terra_sim.run.runner import run_tournament
 
     run = run_tournament(game="terramara", players=[3], games=3, strategies=["random"],
                          workers=1, out=str(tmp_path / "run"))

@@ -8,7 +8,7 @@ import plugin_game
 import pytest
 from click.testing import CliRunner
 
-import terra_sim.tune
+import terra_sim.run.tune
 from terra_sim.cli import cli
 
 pytestmark = pytest.mark.usefixtures("tally_game")
@@ -56,7 +56,7 @@ def test_the_same_seed_gives_the_same_weights_on_any_number_of_workers(tmp_path,
 def test_a_killed_tuning_resumes_to_the_same_result(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert tune(tmp_path / "whole.toml").exit_code == 0
-    real_save, saves = terra_sim.tune._save, []
+    real_save, saves = terra_sim.run.tune._save, []
 
     def killed_after_two(path, state):
         real_save(path, state)
@@ -64,12 +64,12 @@ def test_a_killed_tuning_resumes_to_the_same_result(tmp_path, monkeypatch):
         if len(saves) == 2:
             raise KeyboardInterrupt  # the kill lands right after a checkpoint
 
-    monkeypatch.setattr(terra_sim.tune, "_save", killed_after_two)
+    monkeypatch.setattr(terra_sim.run.tune, "_save", killed_after_two)
     first = tune(tmp_path / "cut.toml")
     assert first.exit_code == 130 and "resumes from" in first.output
     checkpoint = tmp_path / "runs" / "tune" / "cut-seed1.pkl"
     assert checkpoint.exists() and not (tmp_path / "cut.toml").exists()
-    monkeypatch.setattr(terra_sim.tune, "_save", real_save)
+    monkeypatch.setattr(terra_sim.run.tune, "_save", real_save)
     second = tune(tmp_path / "cut.toml")
     assert second.exit_code == 0, second.output
     whole, cut = read(tmp_path / "whole.toml"), read(tmp_path / "cut.toml")
@@ -84,10 +84,10 @@ def test_a_checkpoint_of_another_plan_is_refused_until_fresh(tmp_path, monkeypat
     def kill(path, state):
         raise KeyboardInterrupt
 
-    real_save = terra_sim.tune._save
-    monkeypatch.setattr(terra_sim.tune, "_save", lambda p, s: (real_save(p, s), kill(p, s)))
+    real_save = terra_sim.run.tune._save
+    monkeypatch.setattr(terra_sim.run.tune, "_save", lambda p, s: (real_save(p, s), kill(p, s)))
     assert tune(tmp_path / "x.toml").exit_code == 130
-    monkeypatch.setattr(terra_sim.tune, "_save", real_save)
+    monkeypatch.setattr(terra_sim.run.tune, "_save", real_save)
     other = tune(tmp_path / "x.toml", "--pool", "10")
     assert other.exit_code == 2 and "checkpoint of another tuning" in other.output
     assert tune(tmp_path / "x.toml", "--pool", "10", "--fresh").exit_code == 0
@@ -111,7 +111,7 @@ def test_bad_input_is_one_readable_line(tmp_path, monkeypatch, args, message):
 
 
 def test_one_faction_sits_in_the_tuned_seat_of_every_game():
-    from terra_sim.tune import TunePlan, pool_games
+    from terra_sim.run.tune import TunePlan, pool_games
 
     plan = TunePlan(game="tally", strategy="greedy", start={}, names=[], opponents=["greedy"],
                     players=[2, 3, 4], faction="hen")

@@ -8,12 +8,12 @@ import pytest
 from click.testing import CliRunner
 from run_checks import assert_same
 
-from terra_sim import storage
 from terra_sim.analysis import tables
 from terra_sim.analysis.report import build_report
 from terra_sim.cli import cli
-from terra_sim.config import RunConfig, validate
-from terra_sim.runner import RunInterrupted, run_tournament
+from terra_sim.run.config import RunConfig, validate
+from terra_sim.run.runner import RunInterrupted, run_tournament
+from terra_sim.store import rundir
 
 # Random 2-player Terra Nova: fast in plain Python, and each faction plays 1 game in 5, so a
 # 35 pp interval takes some 100-200 games.
@@ -75,7 +75,7 @@ def test_a_killed_until_run_resumes_to_the_same_n(stopped, tmp_path, ctrl_c_at_c
     assert cut["until"]["stopped"] is None and cut["finished_at"] is None
     assert [c["games"] for c in cut["until"]["checks"]] == [20, 40]
     # and two chunks of the third batch: the one being written when Ctrl-C came is kept too
-    assert len(storage.done_ids(tmp_path / "cut")) == 40 + 6
+    assert len(rundir.done_ids(tmp_path / "cut")) == 40 + 6
     resumed = run_tournament(resume=tmp_path / "cut", workers=2)
     assert resumed.manifest["until"]["games"] == stopped.manifest["until"]["games"]
     assert_same(stopped, resumed)
@@ -179,7 +179,7 @@ def test_a_config_file_takes_the_until_keys_and_checks_them(tmp_path):
 
 def test_on_dask_an_until_run_stops_at_the_same_n(stopped, tmp_path):
     distributed = pytest.importorskip("distributed")
-    from terra_sim.dask_executor import DaskExecutor
+    from terra_sim.run.dask_executor import DaskExecutor
 
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=":0")

@@ -13,11 +13,13 @@ from bot_sources import MASKED, SWALLOW
 from hang_limit import hang_limit
 
 from strategies.base import Strategy
-from terra_sim import play_game, runner, storage
+from terra_sim import play_game
 from terra_sim.core.deadline import Heartbeat, post_to, posting
 from terra_sim.core.rng import derive_seed
-from terra_sim.replay import replay
-from terra_sim.runner import run_tournament
+from terra_sim.run import local, runner
+from terra_sim.run.replay import replay
+from terra_sim.run.runner import run_tournament
+from terra_sim.store import schema
 
 if sys.platform != "linux":  # pragma: no cover
     pytestmark = pytest.mark.skip("the decision deadline needs setitimer")
@@ -30,7 +32,7 @@ HUNG = {i for i in range(GAMES) if derive_seed(1, "game", i) % 3 == 0}  # where 
 
 @pytest.fixture(autouse=True)
 def short_margin(monkeypatch):
-    monkeypatch.setattr(runner, "WATCHDOG_MARGIN_S", 0.3)
+    monkeypatch.setattr(local, "WATCHDOG_MARGIN_S", 0.3)
 
 
 def hanging_run(tmp_path, source, cls, out="r", **kw):
@@ -47,7 +49,7 @@ def test_a_bot_the_deadline_cannot_stop_is_killed_and_the_run_finishes(tmp_path,
     result = hanging_run(tmp_path, source, cls)
     errors = result.errors
     assert set(errors["game_id"]) == HUNG
-    assert errors.columns == list(storage.ERRORS_SCHEMA)  # the columns of every error row
+    assert errors.columns == list(schema.ERRORS_SCHEMA)  # the columns of every error row
     for message in errors["message"]:
         assert message.startswith(f"StrategyError: seat 0 ({cls.lower()}): was still thinking")
         assert "limit of 0.5s for one decision" in message
@@ -84,17 +86,17 @@ def test_a_run_with_hung_games_resumes_after_ctrl_c_to_the_same_tables(tmp_path,
 
 def test_without_a_decision_timeout_there_is_no_watchdog(tmp_path, monkeypatch):
     seen = []
-    real = runner.WorkerPool
+    real = local.WorkerPool
 
     def pool(*a, **kw):
         seen.append(kw["watchdog"])
         return real(*a, **kw)
 
-    monkeypatch.setattr(runner, "WorkerPool", pool)
+    monkeypatch.setattr(local, "WorkerPool", pool)
     run_tournament(out=tmp_path / "a", games=2, strategies="random", workers=1)
     run_tournament(out=tmp_path / "b", games=2, strategies="random", workers=1,
                    decision_timeout=2)
-    assert seen == [None, 2 + runner.WATCHDOG_MARGIN_S]
+    assert seen == [None, 2 + local.WATCHDOG_MARGIN_S]
 
 
 def test_a_decision_is_posted_while_the_bot_thinks_and_cleared_after(tmp_path):

@@ -17,10 +17,10 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from strategies import bench, make_strategy
-from terra_sim import get_game
 from terra_sim.analysis.stats import wilson_interval
 from terra_sim.core.errors import IllegalAction
 from terra_sim.core.rng import stream
+from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 from terra_sim.play import new_game

@@ -19,9 +19,10 @@ from collections.abc import Iterable
 from multiprocessing import Pool
 from typing import Any
 
-from terra_sim import get_game, play_game
 from terra_sim.analysis.stats import wilson_interval
+from terra_sim.games import get_game
 from terra_sim.games.terra_nova.game import TerraNova
+from terra_sim.play import play_game
 
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
 SPECIAL_KINDS = ("bonus-build", "bonus-dig", "fairy-build", "fairy-dig", "sun-build", "sun-dig",

@@ -17,7 +17,7 @@ from multiprocessing import Pool
 from typing import Any
 
 from strategies.terra_nova.valuation import DEFAULT_WEIGHTS
-from terra_sim import play_game
+from terra_sim.play import play_game
 
 SCRIPTED = ["greedy", "expander", "merchant", "town-builder", "power-player", "round-scorer"]
 

@@ -18,11 +18,11 @@ from typing import Any
 
 from strategies import bench, make_strategy
 from strategies.terramara.valuation import progress
-from terra_sim import get_game
 from terra_sim.analysis.stats import wilson_interval
 from terra_sim.core.errors import IllegalAction
 from terra_sim.core.record import new_game
 from terra_sim.core.rng import stream
+from terra_sim.games import get_game
 from terra_sim.games.terramara.actions import Action
 from terra_sim.games.terramara.board import HOME, SPECIAL, TERRITORY, round_of_row
 from terra_sim.games.terramara.road import CAMP

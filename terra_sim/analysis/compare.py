@@ -17,8 +17,8 @@ from terra_sim.analysis.report import (
     FORMATS,
     ReportResult,
     Section,
-    _nan,
     caveat_text,
+    is_missing,
     num_ci,
     parse_formats,
     pct_ci,
@@ -97,9 +97,9 @@ def _display(df: pl.DataFrame, keys: list[str], labels: dict[str, str],
 
 
 def _pp_ci(x, lo, hi) -> str:
-    if _nan(x):
+    if is_missing(x):
         return "n/a"
-    if _nan(lo) or _nan(hi):
+    if is_missing(lo) or is_missing(hi):
         return pp(x, signed=True)
     return f"{100 * x:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 
-from terra_sim import storage
 from terra_sim.core.errors import UserError
+from terra_sim.store import rundir
 
 REPORT_TABLES = ("players", "games", "errors")  # the tables reports read (not actions)
 
@@ -29,9 +29,9 @@ def check_footers(run_dir: Path) -> None:
     """Read each part's footer (its schema): a truncated part has none. Cheap, so done on every
     open; damage inside a part is found by `find_damaged` when a query fails."""
     for part in parts(run_dir):
-        # storage remembers each footer it read, so that the scans that follow do not read it
+        # rundir remembers each footer it read, so that the scans that follow do not read it
         # again (tens of thousands of parts in a long run that is not compacted)
-        problem = storage.part_problem(part)
+        problem = rundir.part_problem(part)
         if problem is not None:
             try:
                 pl.read_parquet_schema(part)
@@ -44,7 +44,7 @@ def raise_if_damaged(run_dirs: Iterable[Path]) -> None:
     """After a failed query: read every part in full and raise for the first that fails (or
     say that the run is being compacted, which replaces its parts while they are read)."""
     for run_dir in run_dirs:
-        if (Path(run_dir) / storage.COMPACT_DIR).exists():
+        if (Path(run_dir) / rundir.COMPACT_DIR).exists():
             raise UserError(f"{run_dir} was being compacted while it was read: try again once "
                             f"the compaction is done (`terra-sim compact {run_dir}` finishes an "
                             "interrupted one)")

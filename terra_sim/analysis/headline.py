@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from terra_sim.analysis import stats
-from terra_sim.analysis.render import _nan, num_ci, pp, pp_ci, text_table
+from terra_sim.analysis.render import is_missing, num_ci, pp, pp_ci, text_table
 from terra_sim.analysis.tables import POWER
 
 ABOVE, BELOW = "above fair", "below fair"
@@ -34,7 +34,7 @@ def verdict_label(r: dict) -> str:
 
 def _edges(r: dict) -> str:
     win = pp(r["edge"], signed=True)
-    margin = "n/a" if _nan(r["margin_mean"]) else f"{r['margin_mean']:+.1f} VP"
+    margin = "n/a" if is_missing(r["margin_mean"]) else f"{r['margin_mean']:+.1f} VP"
     label = verdict_label(r)
     only = label[label.index("(") + 1:-1] if "only" in label else ""
     return f"{r['faction']} ({win}, {margin}{'; ' + only if only else ''})"
@@ -90,9 +90,9 @@ def detectable(pw: pl.DataFrame, k: int) -> str:
     """The smallest edges this run finds 80% of the time, per player count, after correction."""
     parts = []
     for r in pw.iter_rows(named=True):
-        win = "no win-share edge" if _nan(r["mdd_corrected"]) else \
+        win = "no win-share edge" if is_missing(r["mdd_corrected"]) else \
             f"{pp(r['mdd_corrected'])} in win share"
-        margin = "no margin edge" if _nan(r["mdd_margin_corrected"]) else \
+        margin = "no margin edge" if is_missing(r["mdd_margin_corrected"]) else \
             f"{r['mdd_margin_corrected']:.1f} VP in margin"
         head = f"{r['n_players']} players: " if pw.height > 1 else ""
         parts.append(f"{head}{win} or {margin} "

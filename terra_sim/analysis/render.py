@@ -50,47 +50,47 @@ class Section:
 # --- formatting ----------------------------------------------------------------------------------
 
 
-def _nan(x) -> bool:
+def is_missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def pct(x, digits: int = 1) -> str:
-    return "n/a" if _nan(x) else f"{100 * x:.{digits}f}%"
+    return "n/a" if is_missing(x) else f"{100 * x:.{digits}f}%"
 
 
 def pct_ci(x, lo, hi, digits: int = 1) -> str:
-    if _nan(x):
+    if is_missing(x):
         return "n/a"
-    if _nan(lo) or _nan(hi):
+    if is_missing(lo) or is_missing(hi):
         return pct(x, digits)
     return f"{100 * x:.{digits}f}% [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
 
 
 def num_ci(x, lo, hi, digits: int = 1, signed: bool = False) -> str:
-    if _nan(x):
+    if is_missing(x):
         return "n/a"
     f = f"{{:{'+' if signed else ''}.{digits}f}}"
-    if _nan(lo) or _nan(hi):
+    if is_missing(lo) or is_missing(hi):
         return f.format(x)
     return f"{f.format(x)} [{f.format(lo)}, {f.format(hi)}]"
 
 
 def pp(x, digits: int = 1, signed: bool = False) -> str:
     """A difference of shares, in percentage points."""
-    return "n/a" if _nan(x) else f"{100 * x:{'+' if signed else ''}.{digits}f} pp"
+    return "n/a" if is_missing(x) else f"{100 * x:{'+' if signed else ''}.{digits}f} pp"
 
 
 def pp_ci(x, lo, hi, digits: int = 1) -> str:
     """A signed difference of shares in percentage points, with its interval."""
-    if _nan(x):
+    if is_missing(x):
         return "n/a"
-    if _nan(lo) or _nan(hi):
+    if is_missing(lo) or is_missing(hi):
         return pp(x, digits, signed=True)
     return f"{100 * x:+.{digits}f} pp [{100 * lo:+.{digits}f}, {100 * hi:+.{digits}f}]"
 
 
 def pval(p) -> str:
-    if _nan(p):
+    if is_missing(p):
         return "n/a"
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import polars as pl
 
-from terra_sim import storage
 from terra_sim.analysis import course, headline, interaction, ranking, stats, tables
 from terra_sim.analysis.files import raise_if_damaged, writing
 from terra_sim.analysis.render import (  # compare.py still imports these from here
     FORMATS,
     Section,
-    _nan,
+    is_missing,
     num_ci,
     parse_formats,
     pct,
@@ -26,6 +25,7 @@ from terra_sim.analysis.render import (  # compare.py still imports these from h
     write_outputs,
 )
 from terra_sim.core.errors import UserError
+from terra_sim.store import rundir, schema
 
 Progress = Callable[[str], None]
 
@@ -173,19 +173,19 @@ def _power_sentence(r: dict, k: int) -> str:
     n, fair = r["n_players"], pct(r["expected_share"])
     head = (f"{n} players ({r['games']:,} games, median {r['median_appearances']:,.0f} "
             "appearances per faction): ")
-    if _nan(r["mdd"]):
+    if is_missing(r["mdd"]):
         edge = f"too few games to detect any faction edge over {fair}"
     else:
         edge = (f"the smallest win-share edge over {fair} detectable at "
                 f"{100 * tables.POWER:.0f}% power is {pp(r['mdd'])} "
                 + (f"({pp(r['mdd_corrected'])} at alpha 0.05/{k})"
-                   if not _nan(r["mdd_corrected"]) else f"(none at alpha 0.05/{k})"))
-    if not _nan(r["mdd_margin"]):
+                   if not is_missing(r["mdd_corrected"]) else f"(none at alpha 0.05/{k})"))
+    if not is_missing(r["mdd_margin"]):
         edge += (f", and the smallest VP-margin edge {r['mdd_margin']:.2f} VP "
                  f"({r['mdd_margin_corrected']:.2f} VP at alpha 0.05/{k}; margin standard "
                  f"deviation {r['margin_sd']:.1f} VP)")
     more = r["more_games_to_halve"]
-    tail = "" if _nan(more) else (
+    tail = "" if is_missing(more) else (
         f"; the widest interval ({r['widest_faction']}, ±{pp(r['widest_half_width'])}) would "
         f"need about {more:,.0f} more {n}-player games to halve")
     return head + edge + tail + "."
@@ -193,11 +193,11 @@ def _power_sentence(r: dict, k: int) -> str:
 
 def _edge(x) -> str:
     # NaN: even a faction that won every game would not have been told apart from fair.
-    return "none (too few games)" if _nan(x) else pp(x)
+    return "none (too few games)" if is_missing(x) else pp(x)
 
 
 def _vp(x) -> str:
-    return "n/a" if _nan(x) else f"{x:.2f} VP"
+    return "n/a" if is_missing(x) else f"{x:.2f} VP"
 
 
 def _win_ci(r: dict) -> str:
@@ -390,7 +390,7 @@ def _course_section(run: tables.Run, out_dir: Path, files: list[Path],
             "average over all seats, with the 95% t interval of the faction's mean."]
     actions = None
     if any((run.path / "actions").glob("*.parquet")):
-        actions = storage.scan(run.path, "actions", storage.ACTIONS_SCHEMA)
+        actions = rundir.scan(run.path, "actions", schema.ACTIONS_SCHEMA)
         if actions.select(pl.len()).collect().item() == 0:  # --no-actions writes empty parts
             actions = None
     if actions is None:
@@ -676,7 +676,7 @@ def build_sections(run: tables.Run, out_dir: Path, files: list[Path],
         pl.col("widest_half_width").map_elements(lambda x: "±" + pp(x), return_dtype=pl.Utf8)
         .alias("half-width"),
         pl.col("more_games_to_halve").map_elements(
-            lambda x: "n/a" if _nan(x) else f"{x:,.0f}", return_dtype=pl.Utf8)
+            lambda x: "n/a" if is_missing(x) else f"{x:,.0f}", return_dtype=pl.Utf8)
         .alias("more games to halve"))
     sections.append(Section(
         "Power of the sample", text,

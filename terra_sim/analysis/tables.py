@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from terra_sim import storage
 from terra_sim.analysis import stats
 from terra_sim.analysis.files import check_footers
 from terra_sim.core.errors import UserError
+from terra_sim.store import compaction, rundir, runlock, schema
 
-PLAYER_SCHEMA = storage.players_schema(())  # the columns every game's players table has
+PLAYER_SCHEMA = schema.players_schema(())  # the columns every game's players table has
 ALPHA = 0.05
 
 # How the players table is kept in memory: names as categoricals and small integers in small
@@ -138,19 +138,19 @@ def open_run(run_dir: str | Path, in_memory: bool = True) -> Run:
         raise UserError(f"{mpath}: cannot read the manifest ({e})") from None
     if not isinstance(manifest, dict):
         raise UserError(f"{mpath}: the manifest is not a JSON object")
-    if storage.compacting(path):
+    if rundir.compacting(path):
         _finish_compaction(path)
     check_footers(path)
-    players = storage.scan(path, "players", PLAYER_SCHEMA)
-    schema = players.collect_schema()
-    missing = [c for c in PLAYER_SCHEMA if c not in schema]
+    players = rundir.scan(path, "players", PLAYER_SCHEMA)
+    found = players.collect_schema()
+    missing = [c for c in PLAYER_SCHEMA if c not in found]
     if missing:
         raise UserError(f"{path / 'players'}: Parquet parts lack columns {', '.join(missing)}")
-    categories = [c[3:] for c in schema.names() if c.startswith("vp_")]
-    games = storage.scan(path, "games", storage.GAMES_SCHEMA)
-    errs = storage.scan(path, "errors", {"game_id": pl.Int64})
+    categories = [c[3:] for c in found.names() if c.startswith("vp_")]
+    games = rundir.scan(path, "games", schema.GAMES_SCHEMA)
+    errs = rundir.scan(path, "errors", {"game_id": pl.Int64})
     n_err = int(errs.select(pl.len()).collect().item())
-    chunks = len(list((path / storage.COMMIT_TABLE).glob("*.parquet")))
+    chunks = len(list((path / schema.COMMIT_TABLE).glob("*.parquet")))
     return Run(path, manifest, players, games, n_err, categories, chunks, in_memory)
 
 
@@ -170,8 +170,8 @@ def _finish_compaction(path: Path) -> None:
     """Finish a compaction that was interrupted, when the run is free and writable; otherwise
     reading the run says why it cannot be read yet."""
     try:
-        with storage.RunLock(path):
-            storage.finish_compaction(path)
+        with runlock.RunLock(path):
+            compaction.finish_compaction(path)
     except (UserError, OSError):
         pass
 

@@ -5,8 +5,8 @@ import importlib
 
 import click
 
-from terra_sim import __version__
 from terra_sim.core.errors import UserError
+from terra_sim.version import __version__
 
 COMMAND_MODULES = ("terra_sim.cli.listing", "terra_sim.cli.play", "terra_sim.cli.run",
                    "terra_sim.cli.report", "terra_sim.cli.logs", "terra_sim.cli.calibrate",

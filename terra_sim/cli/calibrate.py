@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from terra_sim.calibrate import DEFAULT_ROUNDS
+from terra_sim.run.calibrate import DEFAULT_ROUNDS
 
 
 @click.command()
@@ -45,8 +45,8 @@ def calibrate(config, out, rounds, verify, game, players, games, seed, workers, 
     OUT/calibration.md, calibration.csv, iterations.csv, handicap.toml (overrides to paste
     into a config) and convergence.png.
     """
-    from terra_sim.calibrate import calibrate as run_calibration
-    from terra_sim.runner import RunInterrupted
+    from terra_sim.run.calibrate import calibrate as run_calibration
+    from terra_sim.run.runner import RunInterrupted
 
     try:
         result = run_calibration(

@@ -34,8 +34,8 @@ def ladder(config, game, players, games, seed, workers, factions, out, no_action
     conclusion), ladder.csv and ladder.png.
     """
     from terra_sim.analysis.render import num_ci, text_table
-    from terra_sim.ladder import rank_table, run_ladder
-    from terra_sim.runner import RunInterrupted
+    from terra_sim.run.ladder import rank_table, run_ladder
+    from terra_sim.run.runner import RunInterrupted
 
     try:
         result = run_ladder(

@@ -21,7 +21,7 @@ def import_(files: tuple[Path, ...], out: str, game: str | None) -> None:
     strategy `human`. A file that does not replay is named with the line and the reason, and
     the others still import.
     """
-    from terra_sim.logs import import_logs
+    from terra_sim.run.logs import import_logs
 
     if not out.strip():  # Path("") is the current folder
         raise UserError("--out is empty: name the run folder to create")
@@ -38,7 +38,7 @@ def import_(files: tuple[Path, ...], out: str, game: str | None) -> None:
 def export(run_dir: Path, game_id: int, out: str | None) -> None:
     """Write game GAME_ID of a run in its game's log format (the online server's, for Terra
     Mystica)."""
-    from terra_sim.logs import export_game
+    from terra_sim.run.logs import export_game
 
     if out is not None and not out.strip():
         raise UserError("--out is empty: name the file to write, or omit it to print")

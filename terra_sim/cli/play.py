@@ -5,10 +5,10 @@ from typing import Any
 import click
 
 from terra_sim.cli.options import game_option, seed_option
-from terra_sim.config import check_seed
 from terra_sim.core.errors import UserError
 from terra_sim.core.record import GameRecord, new_game
 from terra_sim.games import get_game
+from terra_sim.run.config import check_seed
 
 SHOWN_APART = ("game", "seed", "factions", "options", "overrides")  # setup keys not listed
 DEFAULT_PLAYERS = 4
@@ -68,7 +68,7 @@ def parse_option(text: str) -> tuple[str, str]:
 def play(game: str, players: int | None, seed: int, factions: str | None, strategies: str,
          options: tuple[str, ...], step: bool) -> None:
     """Play one game and print it round by round with the final score breakdown."""
-    from terra_sim import play_game
+    from terra_sim.play import play_game
 
     check_seed(seed)
     counts = get_game(game).player_counts

@@ -7,8 +7,8 @@ import click
 
 from terra_sim.cli.options import game_option
 from terra_sim.cli.report import open_option, show_file, stage_printer
-from terra_sim.config import DESIGNS
 from terra_sim.games import DEFAULT_GAME
+from terra_sim.run.config import DESIGNS
 
 
 def _echo_summary(result, verbose: bool) -> None:
@@ -102,10 +102,10 @@ def run(config, game, players, games, seed, workers, chunk_size, out, factions, 
     Ctrl-C (or SIGTERM) keeps every finished chunk; --resume DIR plays the missing games. A
     worker that dies is replaced and its games played again.
     """
-    from terra_sim.dask_executor import DaskExecutor
-    from terra_sim.runner import RunInterrupted, run_tournament
+    from terra_sim.run.executor import choose
+    from terra_sim.run.runner import RunInterrupted, run_tournament
 
-    on = DaskExecutor.from_options(executor, scheduler, shared_dir)
+    on = choose(executor, scheduler, shared_dir)
     try:
         result = run_tournament(
             config, resume=resume, progress=True, force=force, game=game, players=players,
@@ -136,7 +136,7 @@ def replay(run_dir, game_id, step) -> None:
     Prints game GAME_ID of the run in RUN_DIR round by round, then the final map; exits 1 if
     the replayed scores differ from the logged ones.
     """
-    from terra_sim.replay import replay as replay_game
+    from terra_sim.run.replay import replay as replay_game
 
     result = replay_game(run_dir, game_id, step=step, echo=click.echo)
     if not result.matches:
@@ -180,7 +180,7 @@ def bench(game, players, games, strategies, workers, against, rounds, ceiling, r
     With --against REV, this tree and REV take turns on the machine and the medians are
     compared. With --report-games, measures the report instead.
     """
-    from terra_sim import bench as b
+    from terra_sim.run import bench as b
 
     if (from_run or part_games) and not report_games:
         raise click.UsageError("--from and --part-games shape the runs that --report-games "
@@ -266,14 +266,14 @@ def compact(run_dir, games_per_part) -> None:
     """
     from pathlib import Path
 
-    from terra_sim import storage
     from terra_sim.core.errors import UserError
+    from terra_sim.store import compaction
 
     if not (Path(run_dir) / "manifest.json").is_file():
         raise UserError(f"{run_dir} is not a run directory (no manifest.json)")
     if games_per_part is not None and games_per_part < 1:
         raise UserError("--games-per-part must be at least 1")
-    before, after = storage.compact(
+    before, after = compaction.compact(
         run_dir, games_per_part, progress=lambda i, n: click.echo(f"  merged group {i:,} of {n:,}",
                                                         err=True))
     if before == after:
@@ -287,8 +287,8 @@ def _bench_reports(sizes_text, from_run, part_games, game, players, games, strat
     import tempfile
     from pathlib import Path
 
-    from terra_sim import bench_report as br
-    from terra_sim.runner import run_tournament
+    from terra_sim.analysis import bench_report as br
+    from terra_sim.run.runner import run_tournament
 
     sizes = br.parse_sizes(sizes_text)
     with tempfile.TemporaryDirectory(prefix="terra-sim-bench-report-") as tmp:

@@ -1,4 +1,4 @@
-"""`terra-sim tune`: a weighted bot's weights found by self-play (terra_sim.tune)."""
+"""`terra-sim tune`: a weighted bot's weights found by self-play (terra_sim.run.tune)."""
 
 import contextlib
 import os
@@ -64,10 +64,10 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
     strength reached, also on held-out games)."""
     from strategies.registry import default_strategies, resolve
     from strategies.weighted import WeightedStrategy
-    from terra_sim import get_game
-    from terra_sim.dask_executor import DaskExecutor
-    from terra_sim.tune import TunePlan, checkpoint_path, read_weights, write_weights
-    from terra_sim.tune import tune as run_tune
+    from terra_sim.games import get_game
+    from terra_sim.run.executor import choose
+    from terra_sim.run.tune import TunePlan, checkpoint_path, read_weights, write_weights
+    from terra_sim.run.tune import tune as run_tune
 
     g = get_game(game)
     cls = resolve(strategy, g.slug)
@@ -108,9 +108,10 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
                     generations=generations, popsize=popsize, sigma=sigma, seed=seed)
     plans = [replace(base, faction=f) for f in g.faction_slugs()] if faction == "all" else [
         replace(base, faction=faction)]
-    dask = DaskExecutor.from_options(executor, scheduler, None)
+    on = choose(executor, scheduler)
     n = workers or os.cpu_count() or 1
-    with dask.client(n) if dask else contextlib.nullcontext() as client:
+    # on Dask the games go out one task each to the cluster's client; locally to a fork pool
+    with on.client(n) if hasattr(on, "client") else contextlib.nullcontext() as client:
         for plan in plans:
             path = _out(out, g.slug, cls.name, plan.faction, faction == "all")
             checkpoint = checkpoint_path(Path("runs"), path, plan)

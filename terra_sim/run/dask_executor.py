@@ -32,20 +32,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from terra_sim import storage
-from terra_sim.config import RunConfig
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
-from terra_sim.runner import (
+from terra_sim.run.chunk import (
     CHUNK_ATTEMPTS,
     ChunkSizer,
-    Plan,
     RunStats,
-    _error_parts,
-    _span,
+    error_parts,
     play_chunk,
-    strategy_code,
+    span,
 )
+from terra_sim.run.code import strategy_code
+from terra_sim.run.config import RunConfig
+from terra_sim.run.job import Job
+from terra_sim.run.plan import Plan
+from terra_sim.store import rundir
 
 INSTALL_HINT = "pip install -e '.[dask]'"
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -92,8 +93,8 @@ def play_on_worker(content_json: str, ids: list[int], expected: dict[str, Any],
         return ids, parts, stats, None
     # A folder per attempt: a retried task never writes over the parts of a lost one.
     folder = Path(stage) / f"{ids[0]:08d}-{ids[-1]:08d}-{uuid.uuid4().hex[:8]}"
-    storage.init_dirs(folder)
-    storage.write_chunk(folder, storage.part_name(ids[0], ids[-1]), parts)
+    rundir.init_dirs(folder)
+    rundir.write_chunk(folder, rundir.part_name(ids[0], ids[-1]), parts)
     return ids, None, stats, str(folder)
 
 
@@ -125,15 +126,15 @@ class ChunkWriter:
             if staged is not None:
                 shutil.rmtree(staged, ignore_errors=True)
             return False
-        name = storage.part_name(ids[0], ids[-1])
+        name = rundir.part_name(ids[0], ids[-1])
         if staged is None:
             assert parts is not None
-            storage.write_chunk(self.run_dir, name, parts)
+            rundir.write_chunk(self.run_dir, name, parts)
         else:
             try:
-                storage.move_chunk(Path(staged), self.run_dir, name)
+                rundir.move_chunk(Path(staged), self.run_dir, name)
             except FileNotFoundError:
-                raise UserError(f"a Dask worker wrote {_span(ids)} to {staged}, which this "
+                raise UserError(f"a Dask worker wrote {span(ids)} to {staged}, which this "
                                 "machine cannot see: --shared-dir must name a folder that the "
                                 "workers and this machine reach at the same path") from None
             shutil.rmtree(staged, ignore_errors=True)
@@ -249,18 +250,6 @@ class DaskExecutor:
             if not self.shared_dir.is_dir():
                 raise UserError(f"--shared-dir {self.shared_dir}: no such folder")
 
-    @classmethod
-    def from_options(cls, executor: str | None, scheduler: str | None,
-                     shared_dir: str | Path | None) -> "DaskExecutor | None":
-        """The executor the run command's options ask for; None for the local worker pool."""
-        dask_only = [o for o, v in (("--scheduler", scheduler), ("--shared-dir", shared_dir))
-                     if v]
-        if executor == "local" and dask_only:
-            raise UserError(f"{' and '.join(dask_only)} only apply to --executor dask")
-        if executor == "dask" or dask_only:
-            return cls(scheduler, Path(shared_dir) if shared_dir else None)
-        return None
-
     def describe(self) -> dict[str, Any]:
         """For the manifest: which executor played a session's games (never what they are)."""
         return {"executor": "dask", "scheduler": self.scheduler or "LocalCluster"}
@@ -318,10 +307,10 @@ class DaskExecutor:
             finally:
                 self._open = None
 
-    def play_all(self, todo: list[int], workers: int, cfg: RunConfig, content_json: str,
-                 run_dir: Path, tables: dict[str, dict[str, Any]], plan: Plan, stats: RunStats,
-                 bar: Any, note: Callable[[str], None]) -> None:
+    def play_all(self, todo: list[int], job: Job) -> None:
         """Play `todo` in chunks on the cluster, writing each finished chunk as it comes."""
+        workers, cfg, content_json, run_dir = job.workers, job.cfg, job.content_json, job.run_dir
+        tables, plan, stats, bar, note = job.tables, job.plan, job.stats, job.bar, job.note
         opened = (contextlib.nullcontext(self._open) if self._open is not None
                   else self.client(workers))
         with opened as client:
@@ -420,20 +409,20 @@ class _Driver:
                 self.sizer.observe(s["games"] + s["failed"], s["play_s"])
                 self.bar.update(s["games"] + s["failed"])
             else:
-                self.note(f"{_span(ids)} came back twice; written once")
+                self.note(f"{span(ids)} came back twice; written once")
             return []
         error = future.exception()
         if isinstance(error, WorkerMismatch):
             raise UserError(str(error))
         if not isinstance(error, KilledWorker):
             raise UserError(f"a Dask worker failed outside any game while playing "
-                            f"{_span(chunk.ids)} ({type(error).__name__}: {error}); every "
+                            f"{span(chunk.ids)} ({type(error).__name__}: {error}); every "
                             f"worker needs terra-sim installed as on this machine "
                             f"({INSTALL_HINT}), with the same code and data")
         deaths = error.allowed_failures + 1
         if chunk.alone or len(chunk.ids) == 1:
             i = chunk.ids[0]
-            self.writer.write([i], _error_parts(
+            self.writer.write([i], error_parts(
                 self.tables, self.plan.spec(i), "the game killed its worker process: "
                 f"{deaths} Dask workers died while playing it", str(error)))
             self.stats.failed += 1
@@ -441,7 +430,7 @@ class _Driver:
             self.note(f"{deaths} Dask workers died while playing game {i} alone: game {i} is "
                       "logged as an error")
             return []
-        self.note(f"{deaths} Dask workers died while playing {_span(chunk.ids)}; playing them "
+        self.note(f"{deaths} Dask workers died while playing {span(chunk.ids)}; playing them "
                   "one by one to find the game that kills its worker")
         return chunk.ids
 
@@ -457,4 +446,4 @@ class _Driver:
                 chunk = self.by_key.get(key)
                 if chunk is not None:
                     self.note(f"a Dask worker ({msg.get('worker')}) was lost while playing "
-                              f"{_span(chunk.ids)}; they are played again")
+                              f"{span(chunk.ids)}; they are played again")

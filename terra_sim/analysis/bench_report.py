@@ -15,8 +15,8 @@ from pathlib import Path
 
 import polars as pl
 
-from terra_sim import storage
 from terra_sim.core.errors import UserError
+from terra_sim.store import compaction, rundir, schema
 
 
 def tile_run(src: str | Path, dest: str | Path, games: int, actions: bool = False,
@@ -40,12 +40,12 @@ def tile_run(src: str | Path, dest: str | Path, games: int, actions: bool = Fals
     renumber = pl.DataFrame({"game_id": ids, "new_id": pl.int_range(0, n, eager=True)})
     tables = {t: df.join(renumber, on="game_id").drop("game_id").rename({"new_id": "game_id"})
               .select(df.columns).sort("game_id") for t, df in tables.items()}
-    empty = {t: pl.DataFrame(schema=s) for t, s in (("actions", storage.ACTIONS_SCHEMA),
-                                                     ("errors", storage.ERRORS_SCHEMA))
+    empty = {t: pl.DataFrame(schema=s) for t, s in (("actions", schema.ACTIONS_SCHEMA),
+                                                     ("errors", schema.ERRORS_SCHEMA))
              if t not in tables}
     if dest.exists():
         shutil.rmtree(dest)
-    for t in storage.TABLES:
+    for t in schema.TABLES:
         (dest / t).mkdir(parents=True)
     starts = {t: df["game_id"].search_sorted(pl.int_range(0, n + 1, eager=True), "left")
               .to_list() for t, df in tables.items()}
@@ -54,13 +54,13 @@ def tile_run(src: str | Path, dest: str | Path, games: int, actions: bool = Fals
     for k in range(copies):
         for first in range(k * n, min((k + 1) * n, games), step):
             last = min(first + step, (k + 1) * n, games) - 1
-            name = storage.part_name(first, last)
+            name = rundir.part_name(first, last)
             for t, df in tables.items():  # the rows of source games first-k*n..last-k*n
                 a, b = starts[t][first - k * n], starts[t][last - k * n + 1]
                 part = df.slice(a, b - a).with_columns(pl.col("game_id") + k * n)
-                storage.write_atomic(part, dest / t / name)
+                rundir.write_atomic(part, dest / t / name)
             for t, df in empty.items():
-                storage.write_atomic(df, dest / t / name)
+                rundir.write_atomic(df, dest / t / name)
     manifest.update(games=games, tiled_from=str(src), tiled_copies=copies)
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return dest
@@ -103,7 +103,7 @@ def measure_reports(src: str | Path, sizes: Iterable[int], work: str | Path,
                     part_games: int | None = None) -> list[ReportLine]:
     """For each size: tile `src` into a run of that many games under `work` (a part per copy,
     or per `part_games` games), time its report, and remove the run again. With `part_games`,
-    the run is then compacted (`storage.compact`, timed) and its report timed again. `on_line`
+    the run is then compacted (`compaction.compact`, timed) and its report timed again. `on_line`
     hears each line as soon as it is measured."""
     lines = []
 
@@ -124,7 +124,7 @@ def measure_reports(src: str | Path, sizes: Iterable[int], work: str | Path,
             measured(run, games)
             if part_games:
                 t0 = time.perf_counter()
-                storage.compact(run)
+                compaction.compact(run)
                 measured(run, games, time.perf_counter() - t0)
         finally:
             shutil.rmtree(run, ignore_errors=True)

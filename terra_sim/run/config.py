@@ -41,7 +41,7 @@ class RunConfig:
     overrides: dict[str, Any] = field(default_factory=dict)
     actions: bool = True  # log every action (needed to replay without re-playing)
     decision_timeout: float | None = None
-    # Run until sure (terra_sim/until.py): stop once every faction's 95% intervals are this wide.
+    # Run until sure (run/until.py): stop once every faction's 95% intervals are this wide.
     until_ci: float | None = None  # the win share's, as a share (0.02: 2 percentage points)
     until_margin_ci: float | None = None  # the VP margin's, in VP
     max_games: int | None = None  # the most games of a run until sure (its `games`)
@@ -266,11 +266,58 @@ def validate(cfg: RunConfig) -> RunConfig:
     for name in cfg.strategies:
         # Built once here so a bad name or parameter is a user mistake, not 1,000 failed games.
         strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), g.slug)
-    from terra_sim import until
-
-    until.check_config(cfg)
+    _check_until(cfg)
     _cap_workers(cfg)
     return cfg
+
+
+# Games between checks when the config does not say: enough that a check (a query over the run)
+# and the workers' wait at each boundary cost little, few enough that a run stops within a few
+# percent of where it could have. Rounded up to whole design periods (below).
+AUTO_BATCH = 500
+
+
+def until_enabled(cfg: RunConfig) -> bool:
+    """Whether the config asks for a run until sure (until.py plays it)."""
+    return cfg.until_ci is not None or cfg.until_margin_ci is not None
+
+
+def _check_until(cfg: RunConfig) -> None:
+    """Refuse what cannot be meant; an until run plans `max_games` games (its `games`)."""
+    if not until_enabled(cfg):
+        given = [k for k in ("max_games", "until_batch") if getattr(cfg, k) is not None]
+        if given:
+            raise UserError(f"{given[0]} (--{given[0].replace('_', '-')}) belongs to a run until "
+                            "sure: give --until-ci or --until-margin-ci too, or --games for a run "
+                            "of a fixed size")
+        return
+    if cfg.until_ci is not None and not 0 < cfg.until_ci < 1:
+        raise UserError(f"until_ci (--until-ci) is the widest 95% win-share interval to stop at, "
+                        f"a share between 0 and 1 (0.02 is 2 percentage points), got "
+                        f"{cfg.until_ci!r}")
+    if cfg.until_margin_ci is not None and not 0 < cfg.until_margin_ci < math.inf:
+        raise UserError(f"until_margin_ci (--until-margin-ci) is the widest 95% VP-margin "
+                        f"interval to stop at, in VP, more than 0; got {cfg.until_margin_ci!r}")
+    if cfg.max_games is None:
+        raise UserError("a run until sure needs max_games (--max-games): the most games to play "
+                        "if the intervals never get that narrow")
+    if cfg.max_games < 1:
+        raise UserError(f"max_games must be at least 1, got {cfg.max_games}")
+    if cfg.until_batch is not None and cfg.until_batch < 1:
+        raise UserError(f"until_batch must be at least 1 game, got {cfg.until_batch}")
+    cfg.games = cfg.max_games
+    if cfg.until_batch is None:
+        cfg.until_batch = auto_batch(cfg)
+
+
+def auto_batch(cfg: RunConfig) -> int:
+    """About AUTO_BATCH games, in whole periods of a balanced design: a run then stops where
+    every faction has played every seat (and met every strategy) equally often."""
+    period = len(cfg.players)
+    if cfg.design == "balanced":
+        strategies = 1 if cfg.per_seat else len(cfg.strategies or ())
+        period *= math.lcm(len(cfg.factions or ()), max(1, strategies))
+    return period * math.ceil(AUTO_BATCH / period)
 
 
 def _game(cfg: RunConfig) -> Any:

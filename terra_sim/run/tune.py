@@ -82,7 +82,7 @@ class TuneResult:
 def pool_games(plan: TunePlan, which: str, n: int) -> list[PoolGame]:
     """The fixed games of the tuning pool (`which` = "pool") or the held-out one: seats rotate
     over the games, so the tuned bot plays every seat equally often."""
-    from terra_sim import get_game
+    from terra_sim.games import get_game
 
     g = get_game(plan.game, plan.overrides or None)
     out = []
@@ -113,7 +113,7 @@ def _with_faction(g: Any, factions: list[str], faction: str) -> list[str]:
 
 def margin(plan: TunePlan, weights: dict[str, float], pg: PoolGame) -> float:
     """The tuned seat's VP minus the game's mean VP, in one game of the pool."""
-    from terra_sim import play_game
+    from terra_sim.play import play_game
 
     strategies: list[Any] = list(pg.opponents)
     strategies.insert(pg.seat, (plan.strategy, {"weights": weights}))

@@ -10,11 +10,11 @@ from typing import Any
 
 import polars as pl
 
-from terra_sim import storage
-from terra_sim.config import strategy_spec
 from terra_sim.core.errors import UserError
 from terra_sim.core.record import is_legal
-from terra_sim.runner import WATCHDOG_KILLED
+from terra_sim.run.config import strategy_spec
+from terra_sim.run.local import WATCHDOG_KILLED
+from terra_sim.store import rundir, schema
 
 
 @dataclass
@@ -27,7 +27,7 @@ class ReplayResult:
 
 
 def _rows(run_dir: Path, table: str, schema: dict[str, Any], game_id: int) -> pl.DataFrame:
-    return storage.scan(run_dir, table, schema).filter(pl.col("game_id") == game_id).collect()
+    return rundir.scan(run_dir, table, schema).filter(pl.col("game_id") == game_id).collect()
 
 
 def _replay_texts(manifest: dict[str, Any], factions: list[str], seed: int, texts: list[str],
@@ -71,13 +71,13 @@ def _replay_texts(manifest: dict[str, Any], factions: list[str], seed: int, text
 def replay(run_dir: str | Path, game_id: int, step: bool = False,
            echo: Callable[[str], None] = print) -> ReplayResult:
     """Print game `game_id` of the run in `run_dir` round by round and its final map."""
-    from terra_sim import play_game
+    from terra_sim.play import play_game
 
     run_dir = Path(run_dir)
-    manifest = storage.read_manifest(run_dir)
+    manifest = rundir.read_manifest(run_dir)
     if manifest is None:
         raise UserError(f"{run_dir}: no run here (no manifest.json)")
-    schemas = storage.schemas(manifest["categories"])
+    schemas = schema.schemas(manifest["categories"])
     game = _rows(run_dir, "games", schemas["games"], game_id)
     if game.is_empty():
         return _replay_failed(run_dir, manifest, schemas, game_id, echo)
@@ -118,7 +118,7 @@ def replay(run_dir: str | Path, game_id: int, step: bool = False,
 def _replay_failed(run_dir: Path, manifest: dict[str, Any], schemas: dict[str, Any],
                    game_id: int, echo: Callable[[str], None]) -> ReplayResult:
     """A game that failed in the run: play it again from its seed to show the error."""
-    from terra_sim import play_game
+    from terra_sim.play import play_game
 
     err = _rows(run_dir, "errors", schemas["errors"], game_id)
     if err.is_empty():

@@ -36,14 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from terra_sim.config import RunConfig, from_any, from_dict, read_toml, validate
 from terra_sim.core.errors import UserError
+from terra_sim.run.config import RunConfig, from_any, from_dict, read_toml, validate
 
 if TYPE_CHECKING:  # polars, the runner and the analysis load when a ladder runs, not for --help
     import polars as pl
 
     from terra_sim.analysis.ladder import Ladder
-    from terra_sim.runner import RunResult
+    from terra_sim.run.runner import RunResult
 
 SEARCH_BOT = "mcts"
 # The search bot's simulations per decision at the two default top rungs. Both beat the
@@ -201,7 +201,7 @@ def run_ladder(config_or_path: RunConfig | dict | str | Path | None = None, *,
     rung starts, and turns on the runs' progress bars. `force`: resume a rung's run although
     the code or data changed. Raises UserError for mistakes and RunInterrupted on Ctrl-C."""
     from terra_sim.analysis import ladder as analysis
-    from terra_sim.runner import run_tournament
+    from terra_sim.run.runner import run_tournament
 
     out_dir, rungs, configs = plan(config_or_path, **overrides)
     runs = []

@@ -13,11 +13,11 @@ from typing import Any
 
 import polars as pl
 
-from terra_sim import storage
-from terra_sim.config import RunConfig
 from terra_sim.core.errors import IllegalAction, UserError
 from terra_sim.core.record import replay
 from terra_sim.games import game_slugs, get_game
+from terra_sim.run.config import RunConfig
+from terra_sim.store import rundir, schema
 
 HUMAN = "human"
 
@@ -42,9 +42,10 @@ def import_logs(files: list[Path], out: Path, game: str | None = None,
     g = _reader(game)
     if out.exists() and any(out.iterdir()):
         raise UserError(f"{out} is not empty; choose another --out")
-    tables = storage.schemas(g.categories)
+    tables = schema.schemas(g.categories)
     cols: dict[str, dict[str, list]] = {t: {k: [] for k in s} for t, s in tables.items()}
-    from terra_sim.runner import GameSpec, _rows_for
+    from terra_sim.run.chunk import rows_for
+    from terra_sim.run.plan import GameSpec
 
     imported = 0
     for i, path in enumerate(files):
@@ -64,19 +65,19 @@ def import_logs(files: list[Path], out: Path, game: str | None = None,
         n = len(rec.factions)
         rec.strategies = [HUMAN] * n
         spec = GameSpec(i, 0, tuple(rec.factions), (HUMAN,) * n)
-        _rows_for(rec, spec, g, g.variant_name({}), cols)
+        rows_for(rec, spec, g, g.variant_name({}), cols)
         cols["games"]["setup"][-1] = json.dumps(
             {**json.loads(cols["games"]["setup"][-1]), "source": str(path)}, sort_keys=True)
         imported += 1
-    storage.init_dirs(out)
+    rundir.init_dirs(out)
     if files:
-        storage.write_chunk(out, storage.part_name(0, len(files) - 1),
-                            storage.encode_chunk(cols, tables))
+        rundir.write_chunk(out, rundir.part_name(0, len(files) - 1),
+                            schema.encode_chunk(cols, tables))
     counts = sorted(set(cols["players"]["n_players"]))
     cfg = RunConfig(game=g.slug, players=counts or [0], games=len(files), seed=0,
                     strategies=[HUMAN], out=str(out))
     now = datetime.now(UTC).isoformat(timespec="seconds")
-    from terra_sim import __version__
+    from terra_sim.version import __version__
 
     manifest = {
         "game": g.slug, "title": g.title, "variant": g.variant_name({}), "master_seed": None,
@@ -90,22 +91,22 @@ def import_logs(files: list[Path], out: Path, game: str | None = None,
         "wall_s": 0.0, "run_dir": str(out), "config": cfg.to_dict(),
         "imported_from": [str(f) for f in files],
     }
-    storage.write_manifest(out, manifest)
+    rundir.write_manifest(out, manifest)
     return manifest
 
 
 def export_game(run_dir: Path, game_id: int) -> str:
     """Game `game_id` of a run folder in its game's log format."""
-    manifest = storage.read_manifest(run_dir)
+    manifest = rundir.read_manifest(run_dir)
     if manifest is None:
         raise UserError(f"{run_dir}: no run here (no manifest.json)")
     g = get_game(manifest["game"], manifest["overrides"] or None)
     if not hasattr(g, "write_log"):
         raise UserError(f"{manifest['game']} has no log format to export to")
-    schemas = storage.schemas(manifest["categories"])
+    schemas = schema.schemas(manifest["categories"])
 
     def rows(table: str) -> pl.DataFrame:
-        return (storage.scan(run_dir, table, schemas[table])
+        return (rundir.scan(run_dir, table, schemas[table])
                 .filter(pl.col("game_id") == game_id).collect())
 
     game = rows("games")

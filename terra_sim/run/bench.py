@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from terra_sim.config import from_any, from_dict, validate
 from terra_sim.core.errors import UserError
 from terra_sim.games import DEFAULT_GAME
-from terra_sim.runner import _context, play_chunk, run_tournament
+from terra_sim.run.chunk import context, play_chunk
+from terra_sim.run.config import from_any, from_dict, validate
+from terra_sim.run.runner import run_tournament
 
 
 @dataclass
@@ -82,7 +83,7 @@ def ceiling(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int
     cfg = validate(from_dict({k: v for k, v in given.items() if v is not None},
                              base=from_any(None)))
     content_json = json.dumps(cfg.content(), sort_keys=True)
-    _context(content_json)  # loaded once, before the forks, as the runner does
+    context(content_json)  # loaded once, before the forks, as the runner does
     walls = {}
     for n in dict.fromkeys((1, n_all)):
         t = time.perf_counter()
@@ -111,7 +112,10 @@ def ceiling(game: str = DEFAULT_GAME, players: list[int] | str = "4", games: int
 DRIVER = """
 import dataclasses, inspect, json, sys
 import terra_sim
-from terra_sim.bench import bench
+try:
+    from terra_sim.run.bench import bench
+except ImportError:  # a tree from before the run package
+    from terra_sim.bench import bench
 kw = {}
 if "on_line" in inspect.signature(bench).parameters:
     kw["on_line"] = lambda b: print(json.dumps({"line": dataclasses.asdict(b)}), flush=True)
@@ -137,7 +141,7 @@ class Side:
 
 def source_tree() -> Path:
     """The folder this terra_sim is imported from (an editable install's checkout)."""
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def export_revision(rev: str, dest: Path) -> Path:

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from terra_sim.config import RunConfig, from_any, from_dict, strategy_spec, validate
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
+from terra_sim.run.config import RunConfig, from_any, from_dict, strategy_spec, validate
 
 if TYPE_CHECKING:  # polars and the analysis load when a calibration runs, not for --help
     import polars as pl
@@ -127,7 +127,7 @@ def calibrate(config_or_path: RunConfig | dict | str | Path | None, out: str | P
 
     Running it again on the same folder continues it: each iteration's run resumes, and the
     handicaps derive from the runs alone. Raises UserError for mistakes."""
-    from terra_sim.runner import run_tournament
+    from terra_sim.run.runner import run_tournament
 
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise UserError(f"rounds must be at least 1, got {rounds!r}")

@@ -1,0 +1,59 @@
+"""The code a run was played with: a hash of each strategy's source, recorded in the manifest,
+so that a resumed run (or a Dask worker) with other bot code is noticed instead of mixing games
+of two versions of a bot in one run."""
+
+import hashlib
+import inspect
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from terra_sim.run.config import RunConfig, strategy_spec
+
+
+def _source_file(module: Any) -> Path | None:
+    path = getattr(module, "__file__", None)
+    if not path:
+        return None
+    path = Path(path)
+    if path.suffix != ".py":  # a compiled build: its source sits beside it
+        path = path.with_name(path.name.split(".")[0] + ".py")
+    return path if path.is_file() else None
+
+
+def _code_modules(cls: type) -> list[Any]:
+    """The modules a strategy's code lives in: those of its class and base classes, and the
+    modules of its own package (or file) that they use, followed to the end."""
+    seen: dict[str, Any] = {}
+    todo = [k.__module__ for k in cls.__mro__ if k.__module__ != "builtins"]
+    tops = {name.split(".")[0] for name in todo}
+    while todo:
+        name = todo.pop()
+        module = sys.modules.get(name)
+        if name in seen or module is None:
+            continue
+        seen[name] = module
+        for value in vars(module).values():
+            used = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__",
+                                                                          None)
+            if isinstance(used, str) and used.split(".")[0] in tops and used not in seen:
+                todo.append(used)
+    return [seen[k] for k in sorted(seen)]
+
+
+def strategy_code(cfg: RunConfig) -> dict[str, str]:
+    """A hash of each strategy's source code, by strategy name: a resumed run compares them,
+    so that games of two versions of a bot do not mix in one run unnoticed."""
+    import strategies
+
+    out = {}
+    for name in cfg.strategies or ():
+        bot = strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), cfg.game)
+        digest = hashlib.sha256()
+        for module in _code_modules(type(bot)):
+            source = _source_file(module)
+            digest.update(module.__name__.encode() + b"\0")
+            digest.update(source.read_bytes() if source else b"?")
+        out[name] = digest.hexdigest()[:16]
+    return out
