@@ -19,11 +19,9 @@ from terra_sim.store import schema
 
 MAX_CHUNK = 100  # games per task: enough that IPC and part files cost little
 
-
 # Automatic chunks grow from one game toward this many seconds of play: the first results
 # (and the ETA) come within a second, and a kill loses at most a few seconds of work.
 CHUNK_TARGET_S = 2.0
-
 
 # The last chunks shrink so that the workers finish together, but not below this much play:
 # each chunk costs a round trip to the parent and four part files to encode, a millisecond or
@@ -31,10 +29,8 @@ CHUNK_TARGET_S = 2.0
 # its play.
 TAIL_S = 0.05
 
-
 # A chunk whose worker dies is played again once; after a second death, game by game.
 CHUNK_ATTEMPTS = 2
-
 
 # Setup keys that have columns or manifest fields of their own; the rest is the games' `setup`.
 RECORDED_APART = ("game", "seed", "factions", "overrides")

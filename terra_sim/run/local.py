@@ -34,7 +34,6 @@ from terra_sim.store import rundir
 # forfeits its game anyway. What it costs is this wait, once per hung game.
 WATCHDOG_MARGIN_S = 10.0
 
-
 # How the error message of a game the watchdog ended ends (`terra-sim replay` looks for it).
 WATCHDOG_KILLED = "its worker process was killed by the watchdog"
 

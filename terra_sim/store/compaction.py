@@ -23,8 +23,6 @@ from terra_sim.store.runlock import RunLock
 from terra_sim.store.schema import COMMIT_TABLE, TABLES
 
 COMPACT_GAMES = 20_000  # games per merged part
-
-
 COMPACT_AFTER = 1_000  # a run compacts itself at its end when it has more chunks than this
 
 

@@ -24,11 +24,7 @@ from terra_sim.core.errors import UserError
 from terra_sim.store.schema import COMMIT_TABLE, TABLES
 
 DAMAGED_DIR = "damaged"
-
-
 COMPACT_DIR = ".compacting"  # a compaction's merged parts before they go in, and its journal
-
-
 JOURNAL = "journal.json"
 
 

@@ -12,10 +12,7 @@ import polars as pl
 from terra_sim.store import parquet
 
 TABLES = ("games", "players", "actions", "errors")
-
-
-COMMIT_TABLE = "games"
-
+COMMIT_TABLE = "games"  # its part commits a chunk: written last
 
 GAMES_SCHEMA: dict[str, Any] = {
     "game_id": pl.Int64, "seed": pl.UInt64, "game": pl.String, "n_players": pl.Int64,
@@ -23,18 +20,15 @@ GAMES_SCHEMA: dict[str, Any] = {
     "setup": pl.String,  # JSON: the options and what the game drew at setup (its setup_info)
 }
 
-
 ACTIONS_SCHEMA: dict[str, Any] = {
     "game_id": pl.Int64, "index": pl.Int64, "round": pl.Int64, "seat": pl.Int64,
     "action": pl.String, "vp": pl.Int64,
 }
 
-
 ERRORS_SCHEMA: dict[str, Any] = {
     "game_id": pl.Int64, "seed": pl.UInt64, "strategies": pl.String, "factions": pl.String,
     "message": pl.String, "traceback": pl.String,
 }
-
 
 # Columns that measure time, not play: they differ between otherwise identical runs.
 TIMING_COLUMNS = {"games": ("duration_s",)}
