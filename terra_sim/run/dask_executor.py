@@ -14,15 +14,12 @@ error, as in local runs.
 """
 
 import contextlib
-import ctypes
 import functools
 import json
 import logging
 import multiprocessing
-import os
 import shutil
 import signal
-import sys
 import threading
 import time
 import uuid
@@ -46,10 +43,10 @@ from terra_sim.run.code import strategy_code
 from terra_sim.run.config import RunConfig
 from terra_sim.run.job import Job
 from terra_sim.run.plan import Plan
+from terra_sim.run.workers import die_with_parent
 from terra_sim.store import rundir
 
 INSTALL_HINT = "pip install -e '.[dask]'"
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class WorkerMismatch(Exception):
@@ -172,28 +169,14 @@ def _close(closable: Any) -> None:
 
 def dask_setup(worker: Any) -> None:
     """Distributed's preload hook: runs in each worker process of a run's own LocalCluster as
-    the worker starts (the cluster's `preload` names this module)."""
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    # A driver killed with SIGKILL closes nothing. Distributed ends its orphaned workers from a
-    # Python thread, which never runs while a game holds the GIL in C code (a compiled engine,
-    # a bot's library); the kernel's parent-death signal needs nothing from the worker. Linux
-    # only: elsewhere there is no prctl and distributed's thread is all there is.
-    if not sys.platform.startswith("linux"):
-        return
+    the worker starts (the cluster's `preload` names this module). Distributed ends orphaned
+    workers from a Python thread, which a game holding the GIL in C code starves; the kernel's
+    parent-death signal needs nothing from the worker. The signal comes when the parent's thread
+    that started this process ends: distributed starts each worker from a thread that lasts
+    until the nanny is done with the worker."""
     parent = multiprocessing.parent_process()
-    if parent is None:  # a worker in the driver's own process: it must not follow the shell
-        return
-    try:
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    except (OSError, AttributeError):
-        return
-    # The signal comes when the parent's thread that started this process ends: distributed
-    # starts each worker from a thread that lasts until the nanny is done with the worker.
-    if os.getppid() != parent.pid:  # the parent died before the prctl: no signal will come
-        os._exit(1)
+    if parent is not None and parent.pid is not None:  # a worker in the driver's own process
+        die_with_parent(parent.pid)  # must not follow the shell
 
 
 def _worker_preloads() -> dict[str, Any]:

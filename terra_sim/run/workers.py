@@ -52,14 +52,15 @@ def exit_reason(exitcode: int | None) -> str:
     return f"exited with status {exitcode} (os._exit or sys.exit in a bot?)"
 
 
-def _die_with_parent() -> None:
-    # Without it, a worker whose parent was killed with SIGKILL plays its chunk to the end and
-    # writes into a closed pipe. Linux only; elsewhere the broken pipe ends it a little later.
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() == 1:  # the parent died before the line above ran
-            os._exit(0)
+def die_with_parent(parent_pid: int) -> None:
+    """Have the kernel kill this process (SIGKILL) when its parent dies. A parent killed with
+    SIGKILL closes nothing, and a child that learns of it only from a closed pipe (or from a
+    Python thread, which never runs while a game holds the GIL in C code) plays on. Linux only:
+    elsewhere there is no prctl, and the broken pipe ends the child a little later."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before the prctl: no signal will come
+        os._exit(0)
 
 
 def _written(fd: int, timeout: float) -> None:
@@ -74,10 +75,10 @@ def _written(fd: int, timeout: float) -> None:
 
 
 def _serve(conn: Any, work: Callable[[Any], Any], close_fds: tuple[int, ...],
-           beat: Heartbeat | None, stack: Any) -> None:
+           beat: Heartbeat | None, stack: Any, parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is no worker's
-    _die_with_parent()
+    die_with_parent(parent_pid)
     if beat is not None:
         post_to(beat)
         faulthandler.register(signal.SIGUSR1, file=stack, all_threads=True)
@@ -149,7 +150,8 @@ class WorkerPool:
         if self.watchdog is not None:
             beat, stack = Heartbeat(), tempfile.TemporaryFile()
         process = self._ctx.Process(target=_serve, daemon=True,
-                                    args=(theirs, self.work, self.close_fds, beat, stack))
+                                    args=(theirs, self.work, self.close_fds, beat, stack,
+                                          os.getpid()))
         process.start()
         theirs.close()
         return Worker(process, mine, beat=beat, stack=stack)
