@@ -131,8 +131,9 @@ class LocalExecutor:
                         # The game it hung in is known, and would hang again: forfeited at once,
                         # as the deadline forfeits a decision past it the first time.
                         i, seat, seconds = ev.hung
-                        write([i], error_parts(tables, plan.spec(i), _hung_message(
-                            cfg, plan.spec(i), seat, seconds), ev.details))
+                        spec = plan.spec(i)
+                        write([i], error_parts(tables, spec, _hung_message(cfg, spec, seat,
+                                                                           seconds), ev.details))
                         stats.failed += 1
                         bar.update(1)
                         rest = [j for j in task.ids if j != i]

@@ -513,15 +513,8 @@ def _quiet_offers(s: TerraMysticaState) -> list[tuple[int, int, int]]:
     """(seat, amount, builder) of the power offers the turn's builds make to players with full
     bowls: our engine makes none (nothing could be gained), the server makes them and waits
     for an answer."""
-    n = len(s.players)
-    out = []
-    for builder, h in s.builds:
-        for i in range(1, n):
-            q = s.players[(builder + i) % n]
-            amount = s.neighbour_power(q, h)
-            if amount and q.room() <= 0:
-                out.append((q.seat, amount, builder))
-    return out
+    return [(seat, amount, builder) for builder, h in s.builds
+            for seat, amount in s.power_offers(builder, h) if s.players[seat].room() <= 0]
 
 
 def _rate(s: TerraMysticaState, a: str, b: str) -> tuple[int, int]:

@@ -461,14 +461,10 @@ class TerraMysticaState:
     # ----- turns ------------------------------------------------------------------------------
     def _end_turn(self) -> None:
         """Offer power for the turn's builds, then (through a marker) pass the turn on."""
-        n = len(self.players)
         for builder, h in self.builds:
             offered = False
-            for i in range(1, n):
-                seat = (builder + i) % n
-                q = self.players[seat]
-                amount = self.neighbour_power(q, h)
-                if amount and q.room() > 0:
+            for seat, amount in self.power_offers(builder, h):
+                if self.players[seat].room() > 0:  # full bowls could gain nothing
                     self.pending.append(("leech", seat, amount, builder))
                     offered = True
             if "cult_leech" in self.players[builder].eff:
@@ -476,6 +472,18 @@ class TerraMysticaState:
         self.builds = []
         self.players[self.order[self.turn]].w2p = 0
         self.pending.append(("next-turn", -1))
+
+    def power_offers(self, builder: int, h: int) -> list[tuple[int, int]]:
+        """(seat, amount) of the power a build or upgrade on h offers each other player with
+        buildings next to it, in seat order from the builder (full bowls included)."""
+        n = len(self.players)
+        out = []
+        for i in range(1, n):
+            seat = (builder + i) % n
+            amount = self.neighbour_power(self.players[seat], h)
+            if amount:
+                out.append((seat, amount))
+        return out
 
     def neighbour_power(self, q: Player, h: int) -> int:
         near = self.adj[h]
