@@ -3,9 +3,18 @@
 A plan is its game's greedy with `plan_weights` departing from the game's `default_weights`;
 a config may change any weight, by name directly (`coin = 0.5`) or inside `weights`, and the
 look-ahead's width (`top_k`). Bad values are refused here, once, for every game.
+
+Tuned weights (`terra-sim tune`) are data in `strategies/<game>/tuned/`: `<bot>.toml` for
+every faction, `<bot>-<faction>.toml` for one. A bot plays with them unless told
+`tuned = false`; a plan without files of its own builds its departures on its family's
+(greedy's) tuned weights, so one tuning lifts every plan.
 """
 
+import functools
 import random
+import sys
+import tomllib
+from pathlib import Path
 from typing import Any, ClassVar
 
 from strategies.base import Strategy
@@ -14,18 +23,20 @@ from strategies.base import Strategy
 class WeightedStrategy(Strategy):
     default_weights: ClassVar[dict[str, float]] = {}  # the game's valuation weights
     plan_weights: ClassVar[dict[str, float]] = {}  # a plan's departures from them
-    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}}
+    family: ClassVar[str] = ""  # the bot whose tuned weights a plan builds on
+    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}, "tuned": True}
 
     def __init_subclass__(cls, **kwargs: Any):
         super().__init_subclass__(**kwargs)
         # `terra-sim list strategies` shows a plan's weights as its default `weights`
-        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights)}
+        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights), "tuned": True}
 
     def __init__(self, rng: random.Random, **params: Any):
         defaults = self.default_weights
         direct = {k: params.pop(k) for k in list(params) if k in defaults}
         super().__init__(rng, **params)
-        given = {**dict(self.p.get("weights") or {}), **direct}
+        # the weights a config gave (the `weights` parameter's default only shows the plan's)
+        given = {**dict(params.get("weights") or {}), **direct}
         unknown = set(given) - set(defaults)
         if unknown:
             raise ValueError(f"{self.name}: unknown weights {sorted(unknown)} "
@@ -33,9 +44,52 @@ class WeightedStrategy(Strategy):
         for k, v in given.items():
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ValueError(f"{self.name}: weight {k} must be a number, got {v!r}")
+        if not isinstance(self.p["tuned"], bool):
+            raise ValueError(f"{self.name}: tuned must be true or false, got {self.p['tuned']!r}")
         top_k = self.p["top_k"]
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
         self.noise = 0.0  # random jitter on look-ahead scores; the search's playouts set it
-        self.w: dict[str, float] = {**defaults, **self.plan_weights,
-                                    **{k: float(v) for k, v in given.items()}}
+        self.given = {k: float(v) for k, v in given.items()}
+        self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"]), **self.given}
+        self.seated = False
+
+    @classmethod
+    def start_weights(cls, faction: str = "", tuned: bool = True) -> dict[str, float]:
+        """The weights the bot plays with before a config's own: the game's defaults and the
+        plan's departures, or the tuned files that replace them (see the module's doc)."""
+        w = {**cls.default_weights, **cls.plan_weights}
+        if not tuned:
+            return w
+        for name, plan in ((cls.name, {}), (cls.family, cls.plan_weights)):
+            for f in ((f"{name}-{faction}", f"{name}") if faction else (name,)):
+                got = tuned_file(cls, f) if name else None
+                if got is not None:
+                    return {**cls.default_weights, **got, **plan}
+        return w
+
+    def seat(self, faction: str) -> None:
+        """Told its seat's faction on its first decision: a faction's tuned weights, if there
+        are any, replace the bot's (its config's own weights stay on top)."""
+        self.seated = True
+        if self.p["tuned"]:
+            self.w = {**self.start_weights(faction), **self.given}
+
+def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:
+    """The [weights] of tuned/<stem>.toml beside cls's game's bots, or None."""
+    return _tuned(Path(sys.modules[cls.__module__].__file__ or ".").parent / "tuned",
+                  stem, tuple(cls.default_weights))
+
+
+@functools.cache
+def _tuned(folder: Path, stem: str, known: tuple[str, ...]) -> dict[str, float] | None:
+    path = folder / f"{stem}.toml"
+    if not path.exists():
+        return None
+    w = tomllib.loads(path.read_text()).get("weights")
+    if not isinstance(w, dict):
+        raise ValueError(f"{path}: no [weights] table")
+    unknown = set(w) - set(known)
+    if unknown:  # a weight the valuation dropped since the tuning: retune
+        raise ValueError(f"{path}: unknown weights {sorted(unknown)}")
+    return {k: float(v) for k, v in w.items()}

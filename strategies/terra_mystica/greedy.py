@@ -42,6 +42,7 @@ class GreedyStrategy(WeightedStrategy):
                    "resources, income by rounds left, network, cults, towns, abilities).")
     games = ("terra-mystica",)
     default_weights = DEFAULT_WEIGHTS
+    family = "greedy"
 
     def __init__(self, rng: random.Random, **params: Any):
         super().__init__(rng, **params)
@@ -54,6 +55,8 @@ class GreedyStrategy(WeightedStrategy):
 
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
+        if not self.seated:
+            self.seat(state.players[state.current_player()].faction.slug)
         if len(legal) == 1:
             return legal[0]
         seat = state.current_player()

@@ -23,6 +23,8 @@ class TerraMysticaHeuristic(Heuristic):
         self.guide = GreedyStrategy(rng)
         self.policy = GreedyStrategy(rng, top_k=2)
         self.policy.noise = noise
+        # they play every seat: the family's tuned weights, never one faction's
+        self.guide.seated = self.policy.seated = True
 
     def decide(self, state: Any, legal: list) -> Any | None:
         if (len(legal) == 1 or state.pending or state.stage != "play"

@@ -35,6 +35,7 @@ class GreedyStrategy(WeightedStrategy):
     games = ("terra-nova",)
     vp_affects_play = False  # its valuation counts VP earned, never the score
     default_weights = DEFAULT_WEIGHTS
+    family = "greedy"
 
     def __init__(self, rng: random.Random, **params: Any):
         super().__init__(rng, **params)
@@ -42,6 +43,8 @@ class GreedyStrategy(WeightedStrategy):
 
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
+        if not self.seated:
+            self.seat(state.players[state.current_player()].faction.slug)
         if len(legal) == 1:
             return legal[0]
         seat = state.current_player()

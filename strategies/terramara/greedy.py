@@ -45,6 +45,7 @@ class GreedyStrategy(WeightedStrategy):
     games = ("terramara",)
     vp_affects_play = False  # its valuation counts VP earned, never the score
     default_weights = DEFAULT_WEIGHTS
+    family = "greedy"
 
     # ----- plan hooks ----------------------------------------
     def bias(self, state: TerramaraState, p: Player, piece: int, i: int) -> float:
@@ -57,6 +58,8 @@ class GreedyStrategy(WeightedStrategy):
 
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
+        if not self.seated:
+            self.seat(state.players[state.current_player()].character)
         if len(legal) == 1:
             return legal[0]
         if state.pending:

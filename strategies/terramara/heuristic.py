@@ -23,6 +23,8 @@ class TerramaraHeuristic(Heuristic):
         self.guide = GreedyStrategy(rng)
         self.policy = GreedyStrategy(rng, top_k=2)
         self.policy.noise = noise
+        # they play every seat: the family's tuned weights, never one faction's
+        self.guide.seated = self.policy.seated = True
 
     def decide(self, state: Any, legal: list) -> Any | None:
         """Everything but the member sent is greedy's; so is a turn's free action or flip."""

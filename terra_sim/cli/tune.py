@@ -90,7 +90,7 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
     opp = opponents.split(",") if opponents else default_strategies(g.slug)
     for o in opp:
         resolve(o, g.slug)
-    weights = {**cls.default_weights, **cls.plan_weights}
+    weights = cls.start_weights()  # the shipped tuned weights, if any: a tuning goes on from them
     if start is not None:
         weights.update(_known(read_weights(start), weights, str(start)))
     for item in set_weights:

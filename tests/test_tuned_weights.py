@@ -1,0 +1,83 @@
+"""Tuned weights are data beside a game's bots: a bot plays with them unless told not to, a
+faction's own file wins for that faction's seat, and a plan builds on its family's file."""
+
+import random
+
+import pytest
+
+from strategies.loader import load_class
+
+BOTS = '''
+from strategies.weighted import WeightedStrategy
+
+
+class Base(WeightedStrategy):
+    name = "base"
+    family = "base"
+    default_weights = {"a": 1.0, "b": 2.0, "c": 3.0}
+
+    def choose(self, state, legal):
+        if not self.seated:
+            self.seat(state)
+        return legal[0]
+
+
+class Plan(Base):
+    name = "plan"
+    plan_weights = {"c": 30.0}
+'''
+
+
+@pytest.fixture
+def kit(tmp_path):
+    (tmp_path / "kit_bots.py").write_text(BOTS)
+    tuned = tmp_path / "tuned"
+    tuned.mkdir()
+    (tuned / "base.toml").write_text("[provenance]\nseed = 1\n\n[weights]\na = 10.0\nb = 20.0\n")
+    (tuned / "base-hens.toml").write_text("[weights]\na = 100.0\n")
+    return (load_class(f"{tmp_path / 'kit_bots.py'}:Base"),
+            load_class(f"{tmp_path / 'kit_bots.py'}:Plan"))
+
+
+def test_a_bot_plays_its_tuned_weights_unless_told_not_to(kit):
+    base, _ = kit
+    assert base(random.Random(0)).w == {"a": 10.0, "b": 20.0, "c": 3.0}
+    assert base(random.Random(0), tuned=False).w == {"a": 1.0, "b": 2.0, "c": 3.0}
+    # a config's own weights stay on top of the tuned ones
+    assert base(random.Random(0), b=5.0).w == {"a": 10.0, "b": 5.0, "c": 3.0}
+
+
+def test_a_factions_file_wins_for_that_factions_seat(kit):
+    base, _ = kit
+    bot = base(random.Random(0), b=5.0)
+    bot.seat("hens")
+    assert bot.w == {"a": 100.0, "b": 5.0, "c": 3.0}
+    other = base(random.Random(0))
+    other.seat("foxes")  # no file of its own: the all-factions file
+    assert other.w == {"a": 10.0, "b": 20.0, "c": 3.0}
+    untuned = base(random.Random(0), tuned=False)
+    untuned.seat("hens")
+    assert untuned.w == {"a": 1.0, "b": 2.0, "c": 3.0}
+
+
+def test_a_plan_builds_its_departures_on_its_familys_tuned_weights(kit, tmp_path):
+    _, plan = kit
+    assert plan(random.Random(0)).w == {"a": 10.0, "b": 20.0, "c": 30.0}
+    (tmp_path / "tuned" / "plan.toml").write_text("[weights]\nb = 7.0\nc = 8.0\n")
+    # the plan's own file is a whole tuning of the plan: used as it is
+    fresh = load_class(f"{tmp_path / 'kit_bots.py'}:Plan")
+    from strategies.weighted import _tuned
+
+    _tuned.cache_clear()
+    assert fresh(random.Random(0)).w == {"a": 1.0, "b": 7.0, "c": 8.0}
+
+
+def test_a_tuned_file_naming_an_unknown_weight_is_refused(kit, tmp_path):
+    from strategies.weighted import _tuned
+
+    (tmp_path / "tuned" / "base.toml").write_text("[weights]\nzeta = 1.0\n")
+    _tuned.cache_clear()
+    with pytest.raises(ValueError, match="unknown weights.*zeta"):
+        kit[0](random.Random(0))
+    _tuned.cache_clear()
+
