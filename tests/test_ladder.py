@@ -274,11 +274,26 @@ def test_default_rungs_and_folder(tally):
     assert plan({"game": "tally", "games": 21})[0] != out
 
 
+def test_a_game_with_tuned_bots_gets_an_untuned_rung_below_them():
+    """Terra Nova ships tuned weights: the default ladder plays its scripted bots before their
+    tuning (the same names, tuned = false) just below the tuned ones."""
+    from strategies import default_strategies
+
+    _, rungs, configs = plan({"game": "terra-nova", "games": 20})
+    scripted = default_strategies("terra-nova")
+    assert [r.name for r in rungs][:3] == ["random", "untuned", "scripted"]
+    assert configs[1].strategies == [f"{n}-untuned" for n in scripted]
+    assert configs[1].variants["greedy-untuned"] == {"base": "greedy", "tuned": False}
+    assert configs[2].strategies == scripted
+
+
 def test_the_example_config_plans(tmp_path):
     root = Path(__file__).resolve().parent.parent
     out, rungs, configs = plan(root / "configs" / "ladder.toml", out=str(tmp_path / "l"))
-    assert [r.name for r in rungs] == ["random", "scripted", "mcts-30"]
+    assert [r.name for r in rungs] == ["random", "untuned", "scripted", "mcts-30"]
     assert configs[-1].variants["mcts-30"] == {"base": "mcts", "simulations": 30}
+    assert all(configs[1].variants[n] == {"base": n.removesuffix("-untuned"), "tuned": False}
+               for n in configs[1].strategies)
     assert {c.seed for c in configs} == {3} and not out.exists()
 
 

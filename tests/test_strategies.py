@@ -299,7 +299,8 @@ def test_the_prefilter_prices_actions_as_the_engine_charges():
         for seed in range(4 * len(picks)):  # each line-up leaves one mat out
             out = seed % len(picks)
             state = GAME.new_state(picks[:out] + picks[out + 1:], seed)
-            bots = [GreedyStrategy(random.Random(k)) for k in range(4)]
+            # untuned: their play reaches every action kind these seeds were chosen for
+            bots = [GreedyStrategy(random.Random(k), tuned=False) for k in range(4)]
             while not state.is_over():
                 legal = state.legal_actions()
                 seat = state.current_player()
@@ -324,10 +325,14 @@ def test_the_prefilter_prices_actions_as_the_engine_charges():
 
 
 def test_druids_turn_power_into_points_and_exchanges_avoid_waste():
-    rec = play_game("terra-nova", ["druids", "golems"], ["greedy", "greedy"], seed=2)
-    druid_actions = [a for a, s in zip(rec.actions, rec.action_seats, strict=True) if s == 0]
-    assert "druid-vp" in druid_actions
-    assert rec.breakdown[0]["faction"] > 0
+    used = 0
+    for seed in range(12):
+        rec = play_game("terra-nova", ["druids", "golems"], ["greedy", "greedy"], seed=seed)
+        druid_actions = [a for a, s in zip(rec.actions, rec.action_seats, strict=True) if s == 0]
+        if "druid-vp" in druid_actions:
+            used += 1
+            assert rec.breakdown[0]["faction"] > 0
+    assert used >= 2
 
 
 def test_readme_variant_config_is_valid():

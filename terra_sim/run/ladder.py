@@ -16,7 +16,8 @@ config's `[strategies.<variant>]` tables for bots with parameters):
     base = "mcts"
     simulations = 100
 
-Without one, the rungs are `random`, the game's scripted mix and the search bot at two budgets.
+Without one, the rungs are `random`, the game's scripted mix before its tuning (when it has
+tuned weights) and after, and the search bot at two budgets.
 
 Every rung is an ordinary run (OUT/<rung>) of the same config but for its strategy pool: the
 same master seed, player counts, design and faction pool. The plan deals a game's factions and
@@ -133,23 +134,40 @@ def rungs_from(section: Any) -> list[Rung]:
 
 
 def default_rungs(cfg: RunConfig) -> list[Rung]:
-    """Random play, the game's scripted mix (when it has one) and the search bot at
-    DEFAULT_BUDGETS simulations, as variants added to `cfg`."""
+    """Random play, the game's scripted mix (when it has one; untuned, then tuned, when it has
+    tuned weights) and the search bot at DEFAULT_BUDGETS simulations, as variants added to
+    `cfg`."""
     import strategies
+    from strategies.weighted import WeightedStrategy
 
     scripted = strategies.default_strategies(cfg.game)
     rungs = [Rung("random", ("random",))]
+    untuned = []
+    for n in scripted:
+        cls = strategies.resolve(n, cfg.game)
+        if issubclass(cls, WeightedStrategy) and cls.start_weights() != cls.start_weights(
+                tuned=False):
+            untuned.append(_variant(cfg, f"{n}-untuned", {"base": n, "tuned": False},
+                                    f"{n} with its untuned weights"))
+        else:
+            untuned.append(n)
+    if untuned != scripted:  # the scripted bots before their tuning: the rung below them
+        rungs.append(Rung("untuned", tuple(untuned)))
     if scripted != ["random"]:
         rungs.append(Rung("scripted", tuple(scripted)))
     for budget in DEFAULT_BUDGETS:
-        name = f"{SEARCH_BOT}-{budget}"
-        table = {"base": SEARCH_BOT, "simulations": budget}
-        if cfg.variants.setdefault(name, table) != table:
-            raise UserError(f"config: the default ladder's rung {name!r} is the search bot at "
-                            f"{budget} simulations, but [strategies.{name}] defines another "
-                            "bot; rename that variant or give a [ladder] section")
-        rungs.append(Rung(name, (name,)))
+        rungs.append(Rung(f"{SEARCH_BOT}-{budget}", (_variant(
+            cfg, f"{SEARCH_BOT}-{budget}", {"base": SEARCH_BOT, "simulations": budget},
+            f"the search bot at {budget} simulations"),)))
     return rungs
+
+
+def _variant(cfg: RunConfig, name: str, table: dict[str, Any], what: str) -> str:
+    if cfg.variants.setdefault(name, table) != table:
+        raise UserError(f"config: the default ladder's rung bot {name!r} is {what}, but "
+                        f"[strategies.{name}] defines another bot; rename that variant or give "
+                        "a [ladder] section")
+    return name
 
 
 def _plan_key(cfg: RunConfig, rungs: list[Rung]) -> str:

@@ -1,0 +1,114 @@
+"""How strong a game's default mix plays, tuned against untuned:
+`python -m strategies.strength --game G [--players 2,4] [--games N] [--workers N] [--seed S]`.
+
+1. Self-play of the default mix (as a run plays it): mean VP per player and the median
+   winner's VP, for the tuned bots and for the same bots told `tuned = false`.
+2. Head to head: in each game, half the seats draw from the tuned mix and half from the
+   untuned one (the same bot names), seats rotating so that each side sits in every seat
+   equally often and each game's deal is played once each way. A win is the side of the
+   game's top score (a shared top splits it); Wilson 95% intervals.
+
+Nothing here names a game: any game whose scripted bots are weighted plays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from typing import Any
+
+from strategies.bench import run
+from strategies.registry import default_strategies
+from terra_sim.analysis.stats import wilson_interval
+
+
+def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
+         game: str = "") -> dict[str, Any]:
+    from terra_sim import play_game
+
+    rec = play_game(game, factions, [tuple(b) for b in bots], seed, players=players,
+                    log_actions=False)
+    return {"bots": bots, "vp": list(rec.final_vp)}
+
+
+def mix(game: str, tuned: bool) -> list[tuple[str, dict[str, Any], str]]:
+    tag = "" if tuned else "-untuned"
+    return [(n, {"tuned": tuned}, n + tag) for n in default_strategies(game)]
+
+
+def self_play_jobs(game: str, tuned: bool, players: int, games: int,
+                   seed: int) -> list[tuple[Any, ...]]:
+    rng = random.Random(seed)
+    pool = mix(game, tuned)
+    return [([rng.choice(pool) for _ in range(players)], seed + i, None, players)
+            for i in range(games)]
+
+
+def head_to_head_jobs(game: str, players: int, games: int,
+                      seed: int) -> list[tuple[Any, ...]]:
+    """Pairs of games on one deal: the tuned side's seats in one are the untuned side's in the
+    other, with the same bot names in the same seats."""
+    rng = random.Random(seed)
+    names = default_strategies(game)
+    jobs: list[tuple[Any, ...]] = []
+    for i in range(games // 2):
+        picks = [rng.choice(names) for _ in range(players)]
+        tuned_seats = set(rng.sample(range(players), players // 2))
+        for flip in (False, True):
+            bots = [(n, {"tuned": (s in tuned_seats) != flip},
+                     n if (s in tuned_seats) != flip else n + "-untuned")
+                    for s, n in enumerate(picks)]
+            jobs.append((bots, seed + i, None, players))
+    return jobs
+
+
+def tuned_share(results: list[dict[str, Any]]) -> tuple[float, int]:
+    wins = 0.0
+    for r in results:
+        top = max(r["vp"])
+        tops = [b for b, v in zip(r["bots"], r["vp"], strict=True) if v == top]
+        wins += sum(1 for b in tops if b[1]["tuned"]) / len(tops)
+    return wins, len(results)
+
+
+def summary(results: list[dict[str, Any]]) -> tuple[float, float]:
+    vps = [v for r in results for v in r["vp"]]
+    return statistics.mean(vps), statistics.median(max(r["vp"]) for r in results)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--game", default="terra-mystica")
+    ap.add_argument("--players", default="2,4")
+    ap.add_argument("--games", type=int, default=400, help="games per measure")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    from functools import partial
+
+    from terra_sim.games import get_game
+
+    game = get_game(args.game).slug
+    one = partial(play, game=game)
+    t0 = time.perf_counter()
+    for players in (int(x) for x in args.players.split(",")):
+        print(f"== {game}, {players} players, {args.games} games a measure")
+        for tuned in (True, False):
+            res = run(one, self_play_jobs(game, tuned, players, args.games, args.seed),
+                      args.workers)
+            mean, winner = summary(res)
+            label = "tuned mix" if tuned else "untuned mix"
+            print(f"  self-play, {label:<12} mean VP {mean:6.1f}   median winner {winner:6.1f}")
+        res = run(one, head_to_head_jobs(game, players, args.games, args.seed + 1),
+                  args.workers)
+        wins, n = tuned_share(res)
+        lo, hi = wilson_interval(wins, n)
+        print(f"  head to head: tuned side wins {wins / n:6.1%} of {n} "
+              f"[{float(lo):.1%}, {float(hi):.1%}] (even: 50%)")
+    print(f"total wall time {time.perf_counter() - t0:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
