@@ -25,6 +25,9 @@ def homeland_actions(state: TerramaraState, i: int) -> tuple[str, ...]:
 
 class RaiderStrategy(GreedyStrategy):
     name = "raider"
+    # Terramara's plans keep their own weights: greedy's tuned ones play the Road hard
+    # and would blur every plan into one (tests/test_tmr_bots.py's focus checks)
+    family = ""
     description = ("Military first: climbs the Military track for the majority and the Power "
                    "Levels, raids every round it can, takes the spaces that give Military.")
     plan_weights = {"military": 0.7, "majority": 1.6, "power": 1.8, "raw": 0.75,
@@ -39,6 +42,7 @@ class RaiderStrategy(GreedyStrategy):
 
 class RoadRunnerStrategy(GreedyStrategy):
     name = "road-runner"
+    family = ""
     description = ("Down the Road: Travel spaces and gains, both Caravans past the Crossroads "
                    "to open their action spaces, detours to bonus tiles and Outposts for Flags, "
                    "the camp's arrival VP.")
@@ -55,6 +59,7 @@ class RoadRunnerStrategy(GreedyStrategy):
 
 class ArtifactCollectorStrategy(GreedyStrategy):
     name = "artifact-collector"
+    family = ""
     description = ("Artifacts: refined resources of the types the cards in reach cost, "
                    "Workers to refine them, the River far enough to reach the cards, and a "
                    "card created whenever one pays.")
@@ -74,6 +79,7 @@ class ArtifactCollectorStrategy(GreedyStrategy):
 
 class RiverStrategy(GreedyStrategy):
     name = "river"
+    family = ""
     description = ("Up the River: Culture from Develop your Skills and every space that gives "
                    "it, for the River's VP, its bonus tiles, the extra Explorer and the "
                    "Artifacts further along.")
