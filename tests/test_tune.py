@@ -165,3 +165,21 @@ def test_a_dask_cluster_tunes_to_the_weights_of_local_workers(tmp_path, monkeypa
                                     str(tmp_path / "dask.toml")])
     assert local.exit_code == 0 and dask.exit_code == 0, dask.output
     assert read(tmp_path / "local.toml")["weights"] == read(tmp_path / "dask.toml")["weights"]
+
+
+def test_a_factions_tuning_that_does_not_pay_on_held_out_games_writes_nothing(tmp_path,
+                                                                            monkeypatch):
+    """Per faction, tuned weights ship only where they beat their start on games the tuning
+    never saw; elsewhere the faction keeps the shared weights."""
+    monkeypatch.chdir(tmp_path)
+
+    def no_gain(plan, *args, **kwargs):
+        return terra_sim.run.tune.TuneResult(plan, dict(plan.start), 0.0, 2.0, 1.0, 0.5, 8, 2,
+                                             [])
+
+    monkeypatch.setattr(terra_sim.run.tune, "tune", no_gain)
+    result = CliRunner().invoke(cli, ["tune", *TINY, "--faction", "ant",
+                                      "--out", str(tmp_path / "f.toml")])
+    assert result.exit_code == 0, result.output
+    assert "no gain on the held-out games" in result.output
+    assert not (tmp_path / "f.toml").exists()

@@ -123,11 +123,16 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
                 click.echo(f"\nInterrupted; the same command resumes from {checkpoint}.",
                            err=True)
                 sys.exit(130)
-            write_weights(path, result, _command(plan, weights, cls), g.version, g.data_set)
             click.echo(f"mean VP margin, tuning pool ({pool} games): "
                        f"{result.start_margin:+.2f} -> {result.tuned_margin:+.2f}")
             click.echo(f"mean VP margin, held-out games ({holdout}): "
                        f"{result.holdout_start:+.2f} -> {result.holdout_tuned:+.2f}")
+            if plan.faction and result.holdout_tuned <= result.holdout_start:
+                # a faction's own weights only where they pay: else it keeps the shared ones
+                click.echo(f"no gain on the held-out games: {path} not written, {plan.faction} "
+                           "keeps the weights it started from")
+                continue
+            write_weights(path, result, _command(plan, weights, cls), g.version, g.data_set)
             click.echo(f"{result.games_played} games played. Weights: {path}")
 
 
