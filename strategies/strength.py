@@ -22,6 +22,7 @@ from typing import Any
 from strategies.bench import run
 from strategies.registry import default_strategies
 from terra_sim.analysis.stats import wilson_interval
+from terra_sim.games import DEFAULT_GAME
 
 
 def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
@@ -80,7 +81,7 @@ def summary(results: list[dict[str, Any]]) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--game", default="terra-mystica")
+    ap.add_argument("--game", default=DEFAULT_GAME)
     ap.add_argument("--players", default="2,4")
     ap.add_argument("--games", type=int, default=400, help="games per measure")
     ap.add_argument("--workers", type=int, default=2)
