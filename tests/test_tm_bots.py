@@ -11,6 +11,7 @@ from strategies.search import SearchStrategy
 from strategies.terra_mystica import HEURISTIC, STRATEGIES
 from strategies.terra_mystica.bench_bots import SCRIPTED, play_counted, versus_random
 from terra_sim import get_game, play_game
+from terra_sim.games.terra_mystica.actions import Action
 
 GAME = "terra-mystica"
 warnings.filterwarnings("ignore", category=RuntimeWarning)  # a stale compiled build
@@ -170,3 +171,63 @@ def test_mcts_plays_terra_mystica_with_its_heuristic():
     bot = SearchStrategy(random.Random(3), simulations=6, candidates=3)
     r = play_game(GAME, ["giants", "auren"], [bot, "greedy"], 5)
     assert len(r.final_vp) == 2 and max(r.final_vp) > 40
+
+
+def _priced(state, seat, a) -> bool:
+    """Whether action_cost matches what the engine takes for `a` (coins, workers, priests)."""
+    from strategies.terra_mystica.funding import action_cost
+
+    p = state.players[seat]
+    c = state.clone()
+    c.apply(a)
+    q = c.players[seat]
+    cost = action_cost(state, p, a)
+    return (p.coins - q.coins, p.workers - q.workers, p.priests - q.priests) == (
+        cost.coins, cost.workers, cost.priests)
+
+
+PRICED = ("build", "transform", "upgrade", "advance")
+SPECIALS = ("ACTW", "ACTN", "ACTS", "ACTG", "ACT5", "ACT6")
+OWN_SPECIAL = {"witches": "ACTW", "nomads": "ACTN", "swarmlings": "ACTS", "giants": "ACTG"}
+
+
+@pytest.mark.parametrize("table", faction_tables())
+def test_the_bots_price_actions_as_the_engine_charges(table):
+    """funding.action_cost (what a bot thinks an action costs) against the coins, workers and
+    priests the engine takes: every build, transform, upgrade, advance and Engineers' bridge
+    legal at greedy's turns, and every move of the follow-ups of the spade and special
+    actions (the Nomads' sandstorm, the Witches' ride, the Swarmlings' free trading house,
+    the Giants' spades), tried on copies. The players start rich, so that strongholds (and
+    with them the specials) come early."""
+    g = get_game(GAME)
+    kinds: set[str] = set()
+    for seed in range(2):
+        state = g.new_state(table, seed)
+        bots = [make_strategy("greedy", random.Random(k), GAME) for k in range(len(table))]
+        rich = False
+        while not state.is_over():
+            legal = state.legal_actions()
+            seat = state.current_player()
+            if state.stage == "play" and not rich:
+                rich = True
+                for q in state.players:
+                    q.coins += 40
+                    q.workers += 15
+            if state.stage == "play" and not state.pending and state.actions_left:
+                for a in legal:
+                    if a.kind in PRICED or a == Action("action", ("ACTE",)):
+                        assert _priced(state, seat, a), (table, seed, a)
+                        kinds.add(a.kind)
+                    if a.kind == "action" and a.args[0] in SPECIALS:
+                        c = state.clone()
+                        c.apply(a)
+                        if not (c.pending and c.pending[0][0] == "spades"):
+                            continue
+                        for b in c.legal_actions():
+                            if b.kind in PRICED:
+                                assert _priced(c, seat, b), (table, seed, a, b)
+                                kinds.add(f"{a.args[0]}-{b.kind}")
+            state.apply(bots[seat].choose(state, legal))
+    tried = {k.split("-")[0] for k in kinds if k.startswith("ACT")}
+    wanted = {OWN_SPECIAL[f] for f in table if f in OWN_SPECIAL}
+    assert {"build", "upgrade", "ACT6"} <= kinds | tried and wanted <= tried, (kinds, wanted)

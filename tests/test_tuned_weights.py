@@ -81,3 +81,24 @@ def test_a_tuned_file_naming_an_unknown_weight_is_refused(kit, tmp_path):
         kit[0](random.Random(0))
     _tuned.cache_clear()
 
+
+
+def test_the_shipped_tuned_files_name_only_known_weights_and_say_how_they_were_made():
+    import tomllib
+    from pathlib import Path
+
+    from strategies.registry import roster
+    from terra_sim.games import GAMES
+
+    files = 0
+    for game in GAMES:
+        for cls in roster(game).values():
+            folder = Path(__import__(cls.__module__, fromlist=["x"]).__file__).parent / "tuned"
+            for path in folder.glob(f"{cls.name}*.toml"):
+                data = tomllib.loads(path.read_text())
+                assert set(data["weights"]) <= set(cls.default_weights), path
+                prov = data["provenance"]
+                for key in ("command", "seed", "games_played", "date", "holdout_tuned_margin"):
+                    assert key in prov, (path, key)
+                files += 1
+    assert files >= 1

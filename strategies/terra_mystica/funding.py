@@ -40,10 +40,12 @@ def action_cost(s: TerraMysticaState, p: Player, a: Action) -> Cost:
     if kind in ("build", "transform"):
         h = args[0]
         dst = s.data.wheel.index(args[1]) if len(args) > 1 else f.home
-        need = s.spades_needed(p, s.terrain[h], dst)
+        # the Nomads' sandstorm turns the hex without spades, and reaches no further
+        sandstorm = bool(s.pending and s.spade.get("sandstorm"))
+        need = 0 if sandstorm else s.spades_needed(p, s.terrain[h], dst)
         free = s.spade.get("free", 0) if s.pending else 0
         w, pr = s.dig_cost(p, max(0, need - free))
-        jw, jp = (0, 0) if s.spade.get("cult") else jump_extra(s, p, h)
+        jw, jp = (0, 0) if s.spade.get("cult") or sandstorm else jump_extra(s, p, h)
         w, pr = w + jw, pr + jp
         c = 0
         if kind == "build" and not s.spade.get("ride"):

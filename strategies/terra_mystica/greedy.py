@@ -33,6 +33,12 @@ from terra_sim.games.terra_mystica.state import TerraMysticaState
 
 DONE = Action("done")
 FREE_KINDS = ("burn", "convert", "connect", "done")
+# The follow-ups a look-ahead plays out for the actor, and how many at most (a bound that
+# only a runaway could reach: a town tile, cult steps, a bridge and up to 3 spades' moves).
+# A favour tile stays owed: its VP for buildings and passes to come is counted only while it
+# is (pending_value), not once taken.
+SETTLED = ("spades", "bridge", "town", "cult")
+SETTLE_STEPS = 12
 
 
 class GreedyStrategy(WeightedStrategy):
@@ -216,12 +222,17 @@ class GreedyStrategy(WeightedStrategy):
     def choose_spades(self, state: TerraMysticaState, p: Player, legal: list) -> Action:
         """Free spades and the specials' one-shot moves: build where it is best, else turn the
         best hex to home terrain, else stop."""
+        seq = self.spade_plan(state, p, legal)
+        return self.start(state, p.seat, seq) if len(seq) > 1 else seq[0]
+
+    def spade_plan(self, state: TerraMysticaState, p: Player, legal: list) -> list[Action]:
+        """choose_spades' move, with the conversions that pay for it first."""
         sp = state.spade
         moves_now = [a for a in legal if a.kind in ("build", "transform", "upgrade")]
         if sp.get("free_tp"):
             ups = [a for a in moves_now if a.kind == "upgrade"]
             if ups:
-                return max(ups, key=lambda a: self.tp_site(state, p, a.args[0]))
+                return [max(ups, key=lambda a: self.tp_site(state, p, a.args[0]))]
         cands: dict[Action, list] = {a: [] for a in moves_now}
         if any(a.kind in ("burn", "convert") for a in legal):
             q = potential(p)
@@ -239,8 +250,8 @@ class GreedyStrategy(WeightedStrategy):
             if v > best_v:
                 best, best_v = a, v
         if best is DONE:
-            return DONE if DONE in legal else legal[0]
-        return self.start(state, p.seat, [*cands[best], best])
+            return [DONE if DONE in legal else legal[0]]
+        return [*cands[best], best]
 
     def spade_move_value(self, state: TerraMysticaState, p: Player, a: Action,
                          pr: Prices) -> float:
@@ -276,8 +287,24 @@ class GreedyStrategy(WeightedStrategy):
             for f in cands[a]:
                 c.do(f)
             c.do(a)
+            self.settle(c, seat)
             out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
         return out
+
+    def settle(self, c: TerraMysticaState, seat: int) -> None:
+        """Play seat's own follow-ups on a look-ahead copy as the real decisions would: the
+        valuation then sees what they became (the tile's income, the bridge's network, the
+        spades' dwelling; a spade given up is worth nothing), not a guess at them."""
+        for _ in range(SETTLE_STEPS):
+            if not (c.pending and c.pending[0][1] == seat and c.pending[0][0] in SETTLED):
+                return
+            p = c.players[seat]
+            legal = c.legal_actions()
+            if c.pending[0][0] == "spades":
+                for f in self.spade_plan(c, p, legal):
+                    c.do(f)
+            else:
+                c.do(self.choose_pending(c, p, legal))
 
     def ranked(self, state: TerraMysticaState, seat: int, p: Player,
                legal: list) -> tuple[list[tuple[float, Action]], dict[Action, list]]:

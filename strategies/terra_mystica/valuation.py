@@ -46,6 +46,8 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "spread": 0.0,  # building away from own buildings, into new ground (prefilter)
     "advance": 0.0,  # extra liking for shipping and digging advances (prefilter)
     "pass_margin": 0.3,  # an action must beat passing by this much
+    "stronghold_save": 0.0,  # workers and coins held towards a stronghold still to build
+    "pass_vp": 0.0,  # VP the passes to come will pay for what stands now (tiles, bridges)
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
@@ -486,4 +488,53 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     if p.dig:
         v += p.dig * 0.8 * later * pr.worker
     v += pending_value(s, p, w, pr)
+    v += stronghold_saving(s, p, w)
+    v += w["pass_vp"] * pass_vp_due(s, p)
     return v
+
+
+def pass_vp_due(s: TerraMysticaState, p: Player) -> float:
+    """VP the coming passes pay for what stands now: the held bonus tile's (this round),
+    favour 12's for trading houses and the Engineers' for bridges between their buildings
+    (every pass left). Without it a trading house or a bridge shows none of that worth."""
+    if s.stage != "play" or p.passed and rounds_left(s) == 0:
+        return 0.0
+    passes = rounds_left(s) + (0 if p.passed else 1)
+    v = 0.0
+    if p.bonus and not p.passed:
+        for what, n in s.data.tiles.bonus[p.bonus]["pass_vp"].items():
+            v += n * (p.ship if what == "ship" else count(p.b[what]))
+    favor = s.data.tiles.favor
+    for t in p.favors:
+        table = favor[t]["pass_tp_vp"]
+        if len(table) > 1:
+            v += passes * table[min(count(p.b["TP"]), len(table) - 1)]
+    per = p.eff.get("pass_bridge_vp", 0)
+    if per:
+        own = p.buildings
+        sites = s.data.map.bridge_sites
+        joined = 0
+        for site, seat in s.bridges:
+            x, y = sites[site]
+            if seat == p.seat and own >> x & 1 and own >> y & 1:
+                joined += 1
+        v += passes * per * joined
+    return v
+
+
+def stronghold_saving(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
+    """Resources held towards the stronghold while a trading house waits for it: greedy
+    spends a worker as soon as anything pays, and the stronghold's four or so at once never
+    come together; a strong player saves for it in the first rounds."""
+    if p.b["SH"] or not p.b["TP"] or rounds_left(s) < 3 or not w["stronghold_save"]:
+        return 0.0
+    cw, cc = p.faction.costs["SH"]
+    have = min(1.0, p.workers / cw) * min(1.0, p.coins / cc)
+    return w["stronghold_save"] * have * ability_worth(p) * (rounds_left(s) - 1)
+
+
+def ability_worth(p: Player) -> float:
+    total = 0.0
+    for k in p.faction.stronghold:
+        total += ABILITY_VALUE.get(k, 0.0)
+    return total
