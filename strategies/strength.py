@@ -34,25 +34,24 @@ def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
     return {"bots": bots, "vp": list(rec.final_vp)}
 
 
-def mix(game: str, tuned: bool) -> list[tuple[str, dict[str, Any], str]]:
+def mix(names: list[str], tuned: bool) -> list[tuple[str, dict[str, Any], str]]:
     tag = "" if tuned else "-untuned"
-    return [(n, {"tuned": tuned}, n + tag) for n in default_strategies(game)]
+    return [(n, {"tuned": tuned}, n + tag) for n in names]
 
 
-def self_play_jobs(game: str, tuned: bool, players: int, games: int,
+def self_play_jobs(names: list[str], tuned: bool, players: int, games: int,
                    seed: int) -> list[tuple[Any, ...]]:
     rng = random.Random(seed)
-    pool = mix(game, tuned)
+    pool = mix(names, tuned)
     return [([rng.choice(pool) for _ in range(players)], seed + i, None, players)
             for i in range(games)]
 
 
-def head_to_head_jobs(game: str, players: int, games: int,
+def head_to_head_jobs(names: list[str], players: int, games: int,
                       seed: int) -> list[tuple[Any, ...]]:
     """Pairs of games on one deal: the tuned side's seats in one are the untuned side's in the
     other, with the same bot names in the same seats."""
     rng = random.Random(seed)
-    names = default_strategies(game)
     jobs: list[tuple[Any, ...]] = []
     for i in range(games // 2):
         picks = [rng.choice(names) for _ in range(players)]
@@ -83,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--game", default=DEFAULT_GAME)
     ap.add_argument("--players", default="2,4")
+    ap.add_argument("--strategies", help="the weighted bots to compare, comma-separated "
+                                         "(default: the game's default mix)")
     ap.add_argument("--games", type=int, default=400, help="games per measure")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
@@ -92,17 +93,19 @@ def main(argv: list[str] | None = None) -> None:
     from terra_sim.games import get_game
 
     game = get_game(args.game).slug
+    names = args.strategies.split(",") if args.strategies else default_strategies(game)
     one = partial(play, game=game)
     t0 = time.perf_counter()
     for players in (int(x) for x in args.players.split(",")):
-        print(f"== {game}, {players} players, {args.games} games a measure")
+        print(f"== {game}, {players} players, {args.games} games a measure, "
+              f"bots: {', '.join(names)}")
         for tuned in (True, False):
-            res = run(one, self_play_jobs(game, tuned, players, args.games, args.seed),
+            res = run(one, self_play_jobs(names, tuned, players, args.games, args.seed),
                       args.workers)
             mean, winner = summary(res)
             label = "tuned mix" if tuned else "untuned mix"
             print(f"  self-play, {label:<12} mean VP {mean:6.1f}   median winner {winner:6.1f}")
-        res = run(one, head_to_head_jobs(game, players, args.games, args.seed + 1),
+        res = run(one, head_to_head_jobs(names, players, args.games, args.seed + 1),
                   args.workers)
         wins, n = tuned_share(res)
         lo, hi = wilson_interval(wins, n)

@@ -102,3 +102,26 @@ def test_the_shipped_tuned_files_name_only_known_weights_and_say_how_they_were_m
                     assert key in prov, (path, key)
                 files += 1
     assert files >= 1
+
+
+def test_the_strength_bench_seats_both_sides_alike_and_scores_the_top_seat():
+    """strategies.strength's head to head: each deal is played once each way, the same bot
+    names in the same seats, half the seats tuned; a shared top score splits the win."""
+    from collections import Counter
+
+    from strategies.strength import head_to_head_jobs, tuned_share
+
+    jobs = head_to_head_jobs(["greedy", "expander"], 4, 40, 5)
+    assert len(jobs) == 40
+    seats: Counter = Counter()
+    for a, b in zip(jobs[::2], jobs[1::2], strict=True):
+        assert a[1] == b[1] and [x[0] for x in a[0]] == [x[0] for x in b[0]]
+        assert [x[1]["tuned"] for x in a[0]] == [not x[1]["tuned"] for x in b[0]]
+        assert sum(x[1]["tuned"] for x in a[0]) == 2
+        for bots, *_ in (a, b):
+            seats.update(s for s, x in enumerate(bots) if x[1]["tuned"])
+    assert seats == {s: 20 for s in range(4)}  # every seat tuned in one game of every pair
+    t, u = ("greedy", {"tuned": True}, "greedy"), ("greedy", {"tuned": False}, "greedy-untuned")
+    results = [{"bots": [t, u], "vp": [10, 8]}, {"bots": [t, u], "vp": [7, 9]},
+               {"bots": [t, u, u], "vp": [9, 9, 1]}]
+    assert tuned_share(results) == (1.5, 3)
