@@ -28,7 +28,8 @@ def ladder(config, game, players, games, seed, workers, factions, out, no_action
 
     Plays the same games (same seed, deals and seats) at each rung of a ladder of bots, weakest
     first: CONFIG's [ladder] rungs (see configs/ladder.toml), or by default random play, the
-    scripted bots and the search bot at two budgets. Each rung is an ordinary run in
+    scripted bots untuned (when the game ships tuned weights) and tuned, and the search bot at
+    two budgets. Each rung is an ordinary run in
     OUT/<rung>; the same command resumes an interrupted ladder. Writes OUT/ladder.md (ranking
     per rung, Spearman rho between rungs [95% bootstrap], verdicts that change, the
     conclusion), ladder.csv and ladder.png.
