@@ -177,8 +177,9 @@ def _command(plan: Any, weights: dict[str, float], cls: Any) -> str:
         parts.append(f"--popsize {plan.popsize}")
     if plan.names != list(weights):
         parts.append(f"--weights {','.join(plan.names)}")
-    base = {**cls.default_weights, **cls.plan_weights}
-    parts += [f"-w {k}={v}" for k, v in weights.items() if base.get(k) != v]
+    # every start weight, spelled out: a tuning starts from the shipped tuned weights, which
+    # this very file may replace, so the command must not lean on them
+    parts += [f"-w {k}={v}" for k, v in weights.items()]
     return " ".join(parts)
 
 
