@@ -12,8 +12,8 @@ from typing import Final
 
 from strategies.terra_mystica.funding import action_cost
 from strategies.terra_mystica.valuation import (
-    ABILITY_VALUE,
     Prices,
+    ability_worth,
     best_track,
     cult_step_value,
     rounds_left,
@@ -103,8 +103,7 @@ def quick(s: TerraMysticaState, p: Player, a: Action, funding: list[Action],
         elif new == "TE":
             sc += later * w["income"] * pr.priest + 3.5
         elif new == "SH":
-            sc += 2.0 + later * w["ability"] * sum(ABILITY_VALUE.get(k, 0.0)
-                                                   for k in p.faction.stronghold)
+            sc += 2.0 + later * w["ability"] * ability_worth(p)
             sc += 0.2 * p.faction.stronghold.get("vp", 0) * 5
         else:
             sc += later * w["income"] * pr.priest + 4.0

@@ -301,11 +301,7 @@ def ability_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float
     """Per-round stronghold abilities, for the rounds still to play after this one."""
     if not p.b["SH"]:
         return 0.0
-    later = rounds_left(s)
-    total = 0.0
-    for k in p.faction.stronghold:
-        total += ABILITY_VALUE.get(k, 0.0)
-    return w["ability"] * total * later
+    return w["ability"] * ability_worth(p) * rounds_left(s)
 
 
 def opponent_contact(s: TerraMysticaState, p: Player) -> int:
@@ -500,26 +496,8 @@ def pass_vp_due(s: TerraMysticaState, p: Player) -> float:
     if s.stage != "play" or p.passed and rounds_left(s) == 0:
         return 0.0
     passes = rounds_left(s) + (0 if p.passed else 1)
-    v = 0.0
-    if p.bonus and not p.passed:
-        for what, n in s.data.tiles.bonus[p.bonus]["pass_vp"].items():
-            v += n * (p.ship if what == "ship" else count(p.b[what]))
-    favor = s.data.tiles.favor
-    for t in p.favors:
-        table = favor[t]["pass_tp_vp"]
-        if len(table) > 1:
-            v += passes * table[min(count(p.b["TP"]), len(table) - 1)]
-    per = p.eff.get("pass_bridge_vp", 0)
-    if per:
-        own = p.buildings
-        sites = s.data.map.bridge_sites
-        joined = 0
-        for site, seat in s.bridges:
-            x, y = sites[site]
-            if seat == p.seat and own >> x & 1 and own >> y & 1:
-                joined += 1
-        v += passes * per * joined
-    return v
+    now = 0 if p.passed else s.tile_pass_vp(p)
+    return float(now + passes * s.standing_pass_vp(p))
 
 
 def stronghold_saving(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
@@ -534,6 +512,7 @@ def stronghold_saving(s: TerraMysticaState, p: Player, w: dict[str, float]) -> f
 
 
 def ability_worth(p: Player) -> float:
+    """Per-round worth of p's stronghold abilities (ABILITY_VALUE)."""
     total = 0.0
     for k in p.faction.stronghold:
         total += ABILITY_VALUE.get(k, 0.0)

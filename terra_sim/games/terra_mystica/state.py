@@ -866,23 +866,32 @@ class TerraMysticaState:
         self.pending.append(("spades", p.seat, n, follow_up))
         self.spades_gained(p, n, cult=bool(follow_up["cult"]))
 
-    def pass_(self, p: Player, tile: str) -> None:
-        tiles = self.data.tiles
-        if p.bonus:
-            for what, v in tiles.bonus[p.bonus]["pass_vp"].items():
-                if what == "ship":
-                    p.add_vp("pass", v * p.ship)
-                else:
-                    p.add_vp("pass", v * p.count(what))
+    def tile_pass_vp(self, p: Player) -> int:
+        """VP p's bonus tile pays if p passes now, for what p has built (or shipping)."""
+        if not p.bonus:
+            return 0
+        vp = 0
+        for what, v in self.data.tiles.bonus[p.bonus]["pass_vp"].items():
+            vp += v * (p.ship if what == "ship" else p.count(what))
+        return vp
+
+    def standing_pass_vp(self, p: Player) -> int:
+        """VP every pass pays p for what stands: favour tiles' trading-house rows and the
+        Engineers' bridges with their own buildings at both ends."""
+        vp = 0
         for t in p.favors:
-            table = tiles.favor[t]["pass_tp_vp"]
+            table = self.data.tiles.favor[t]["pass_tp_vp"]
             if len(table) > 1:
-                p.add_vp("pass", table[min(p.count("TP"), len(table) - 1)])
+                vp += table[min(p.count("TP"), len(table) - 1)]
         if "pass_bridge_vp" in p.eff:
             own = p.buildings
             n = sum(1 for site, seat in self.bridges if seat == p.seat
                     and all(own >> h & 1 for h in self.data.map.bridge_sites[site]))
-            p.add_vp("pass", p.eff["pass_bridge_vp"] * n)
+            vp += p.eff["pass_bridge_vp"] * n
+        return vp
+
+    def pass_(self, p: Player, tile: str) -> None:
+        p.add_vp("pass", self.tile_pass_vp(p) + self.standing_pass_vp(p))
         if p.bonus:
             self.bonus_supply[p.bonus] = 0
         if tile:
