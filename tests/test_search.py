@@ -10,7 +10,7 @@ import pytest
 import terra_sim
 from strategies import make_strategy
 from strategies.heuristic import Heuristic
-from strategies.search import Node, SearchStrategy
+from strategies.search import Memo, Node, SearchStrategy
 from terra_sim.core.errors import UserError
 
 pytestmark = pytest.mark.usefixtures("tally_game")
@@ -73,3 +73,22 @@ def test_bad_parameters_are_user_errors():
         with pytest.raises(UserError, match=message):
             make_strategy(("mcts", params), random.Random(0), "tally")
     assert SearchStrategy.kind == "search"
+
+
+@pytest.mark.parametrize("game", ["terra-mystica", "terra-nova", "terramara"])
+def test_the_memo_changes_no_choice(game, monkeypatch):
+    """What a search keeps per state it reached (the playout policy's look-ahead, a leaf's
+    values) is what it would have computed again: games with and without it are identical."""
+    seats = [("mcts", {"simulations": 16}), "greedy"]
+    after, reached = Memo.after, []
+
+    def counted(self: Memo, a: object) -> Memo:
+        reached.append(a in self.next)
+        return after(self, a)
+
+    monkeypatch.setattr(Memo, "after", counted)
+    kept = terra_sim.play_game(game, None, seats, 5, players=2)
+    assert sum(reached) > len(reached) / 2  # most states are reached again
+    monkeypatch.setattr(Memo, "after", lambda self, a: Memo())  # every state is new
+    fresh = terra_sim.play_game(game, None, seats, 5, players=2)
+    assert kept.actions == fresh.actions

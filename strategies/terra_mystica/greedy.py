@@ -309,13 +309,15 @@ class GreedyStrategy(WeightedStrategy):
     def ranked(self, state: TerraMysticaState, seat: int, p: Player,
                legal: list) -> tuple[list[tuple[float, Action]], dict[Action, list]]:
         """Scored main actions (best first) and the conversions each needs."""
-        cands = funded_actions(state, p, legal)
-        top = prefilter.prune(state, p, cands, self.w, self.p["top_k"], self.bias)
-        scored = self.evaluate(state, seat, p, top, cands)
+        def look() -> tuple[list[tuple[float, Action]], dict[Action, list]]:
+            cands = funded_actions(state, p, legal)
+            top = prefilter.prune(state, p, cands, self.w, self.p["top_k"], self.bias)
+            return self.evaluate(state, seat, p, top, cands), cands
+
+        scored, cands = self.memoised("ranked", look)
         if self.noise:
             scored = [(v + self.noise * self.rng.random(), a) for v, a in scored]
-        scored.sort(key=lambda t: -t[0])
-        return scored, cands
+        return sorted(scored, key=lambda t: -t[0]), cands
 
     def choose_turn(self, state: TerraMysticaState, seat: int, p: Player,
                     legal: list) -> Action:

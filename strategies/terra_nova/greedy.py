@@ -203,11 +203,11 @@ class GreedyStrategy(WeightedStrategy):
         return out
 
     def choose_turn(self, state: Any, seat: int, p: Any, legal: list) -> Action:
-        cands, extra = self.candidates(state, p, legal)
+        cands, extra = self.memoised("candidates", lambda: self.candidates(state, p, legal))
         best: Action | None = None
         if cands:
-            top = self.prune(state, p, cands, extra)
-            scored = self.evaluate(state, seat, p, top, extra)
+            scored = self.memoised("scored", lambda: self.evaluate(
+                state, seat, p, self.prune(state, p, cands, extra), extra))
             if self.noise:
                 scored = [(v + self.noise * self.rng.random(), a) for v, a in scored]
             value, best = max(scored, key=lambda t: t[0])

@@ -50,8 +50,11 @@ class TerraNovaHeuristic(Heuristic):
         options.append(([g.choose_pass(state, p, legal)], 0.1 * g.w["pass_margin"]))
         return options
 
-    def playout(self, state: Any, legal: list) -> Any:
-        return self.policy.choose(state, legal)
+    def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
+        self.policy.memo = memo
+        a = self.policy.choose(state, legal)
+        self.policy.memo = None
+        return a
 
     def playout_over(self, state: Any, last_round: float) -> bool:
         if state.stage in ("exchange", "final-exchange") and state.round >= last_round:

@@ -248,6 +248,14 @@ class GreedyStrategy(WeightedStrategy):
                legal: list) -> list[tuple[float, Action]]:
         """Scored placements (best first): the prefilter's best, each played with the rest of
         the turn and valued."""
+        scored = self.memoised("ranked", lambda: self.look(state, seat, legal))
+        if self.noise:
+            scored = [(v + self.noise * self.rng.random(), a) for v, a in scored]
+        return sorted(scored, key=lambda t: (-t[0], t[1]))
+
+    def look(self, state: TerramaraState, seat: int,
+             legal: list) -> list[tuple[float, Action]]:
+        """ranked's scores before noise and order."""
         p = state.players[seat]
         ctx = self.context(state)
         top = prefilter.prune(state, p, legal, ctx, self.p["top_k"], self.bias)
@@ -262,9 +270,6 @@ class GreedyStrategy(WeightedStrategy):
             if piece == EXPLORER:
                 v += 0.01  # the Chieftain is kept for a free join later, all else equal
             scored.append((v + 0.001 * est, a))
-        if self.noise:
-            scored = [(v + self.noise * self.rng.random(), a) for v, a in scored]
-        scored.sort(key=lambda t: (-t[0], t[1]))
         return scored
 
     def settle(self, state: TerramaraState) -> None:

@@ -40,8 +40,11 @@ class TerramaraHeuristic(Heuristic):
         options = [([a], 0.1 * v) for v, a in scored[: self.candidates]]
         return options or [([legal[0]], 0.0)]
 
-    def playout(self, state: Any, legal: list) -> Any:
-        return self.policy.choose(state, legal)
+    def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
+        self.policy.memo = memo
+        a = self.policy.choose(state, legal)
+        self.policy.memo = None
+        return a
 
     def values(self, state: Any) -> list[float]:
         if state.is_over():
