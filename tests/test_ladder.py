@@ -287,11 +287,16 @@ def test_a_game_with_tuned_bots_gets_an_untuned_rung_below_them():
     assert configs[2].strategies == scripted
 
 
-def test_the_example_config_plans(tmp_path):
+@pytest.mark.parametrize("name", ["ladder.toml", "ladder-terra-mystica.toml"])
+def test_the_example_configs_plan(tmp_path, name):
+    from strategies import default_strategies
+
     root = Path(__file__).resolve().parent.parent
-    out, rungs, configs = plan(root / "configs" / "ladder.toml", out=str(tmp_path / "l"))
-    assert [r.name for r in rungs] == ["random", "untuned", "scripted", "mcts-30"]
-    assert configs[-1].variants["mcts-30"] == {"base": "mcts", "simulations": 30}
+    out, rungs, configs = plan(root / "configs" / name, out=str(tmp_path / "l"))
+    assert [r.name for r in rungs] == ["random", "untuned", "scripted", "mcts-30", "mcts-60"]
+    assert configs[-1].variants["mcts-60"] == {"base": "mcts", "simulations": 60}
+    assert configs[2].strategies == default_strategies(configs[2].game)
+    assert configs[1].strategies == [f"{n}-untuned" for n in configs[2].strategies]
     assert all(configs[1].variants[n] == {"base": n.removesuffix("-untuned"), "tuned": False}
                for n in configs[1].strategies)
     assert {c.seed for c in configs} == {3} and not out.exists()

@@ -47,11 +47,11 @@ if TYPE_CHECKING:  # polars, the runner and the analysis load when a ladder runs
     from terra_sim.run.runner import RunResult
 
 SEARCH_BOT = "mcts"
-# The search bot's simulations per decision at the two default top rungs. Both beat the
-# scripted bots (the default game, 4 players, 60 games: a VP margin of about +3 for each, -3 for
-# greedy and round-scorer), and a few hundred games of each take minutes on a few cores, where
-# its own default, 60, plays about half as fast as 30.
-DEFAULT_BUDGETS = (10, 30)
+# The search bot's simulations per decision at the two default top rungs: half its own default
+# and the default itself. Since the search keeps its heuristic's work per state reached, a
+# 4-player Terra Mystica game of four 60-simulation seats takes about 7 s of one core, a Terra
+# Nova one about 1 s: a few hundred games per rung fit in minutes on a few cores.
+DEFAULT_BUDGETS = (30, 60)
 # A rung's name is its run's folder name.
 RUNG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 RUNG_KEYS = ("name", "strategies")
