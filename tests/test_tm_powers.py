@@ -2,36 +2,13 @@
 Witches ride, the Engineers bridge, the Chaos Magicians take double turns, and so on for all
 fourteen (strategies/terra_mystica/README.md gives the rates the bench measures and why)."""
 
-import random
-
 import pytest
 
 from strategies.registry import default_strategies
-from strategies.terra_mystica.bench_bots import FACTION_RULES, play_counted
-from terra_sim import get_game
+from strategies.terra_mystica.bench_bots import FACTION_RULES, play_counted, seatings
 
 GAME = "terra-mystica"
 GAMES = 8  # per faction: 4-player games, the faction in every seat twice
-
-
-def tables(faction: str) -> list[list[str]]:
-    """GAMES seatings with `faction` in seat i % 4 and three others of other home terrains."""
-    g = get_game(GAME)
-    groups = [sorted(group) for group in g.exclusive_groups()]
-    mine = next(grp for grp in groups if faction in grp)
-    others = [f for grp in groups if grp is not mine for f in grp]
-    rng = random.Random(faction)
-    out = []
-    for i in range(GAMES):
-        rest: list[str] = []
-        for f in rng.sample(others, len(others)):
-            if all(not ({f, r} <= set(grp)) for grp in groups for r in rest):
-                rest.append(f)
-            if len(rest) == 3:
-                break
-        rest.insert(i % 4, faction)
-        out.append(rest)
-    return out
 
 
 # Known gaps, each a strict xfail so that the day a bot uses the power the test says so.
@@ -48,8 +25,23 @@ def test_the_default_mix_uses_every_factions_own_power(faction):
     mix = default_strategies(GAME)
     rule = FACTION_RULES[faction]
     used = 0
-    for i, factions in enumerate(tables(faction)):
+    for i, factions in enumerate(seatings(faction, GAMES)):
         bots = [mix[(i + k) % len(mix)] for k in range(4)]
         r = play_counted(bots, 9_000 + i, factions)
         used += r["uses"][factions.index(faction)][rule]
     assert used >= 1, f"{faction} never used {rule} in {GAMES} games"
+
+
+def test_a_weight_change_is_tried_on_the_same_deals_as_the_shipped_bot():
+    """bench_bots --faction: each deal twice, the faction's seat changed and nothing else."""
+    from strategies.terra_mystica.bench_bots import variant_jobs
+
+    jobs = variant_jobs("witches", {"ability": 2.0}, 4, 5)
+    assert len(jobs) == 8
+    for i in range(4):
+        (bots_a, seed_a, f_a, n_a), (bots_b, seed_b, f_b, n_b) = jobs[2 * i], jobs[2 * i + 1]
+        assert (seed_a, f_a, n_a) == (seed_b, f_b, n_b) == (5 + i, f_a, 4)
+        assert f_a.index("witches") == i % 4
+        assert bots_a[i % 4] == ("greedy", {"ability": 2.0}) and bots_b[i % 4] == "greedy"
+        assert [b for k, b in enumerate(bots_a) if k != i % 4] == [
+            b for k, b in enumerate(bots_b) if k != i % 4]

@@ -7,11 +7,18 @@
    faction's special rule and each shared mechanism (favour tiles, towns, cult steps, advances,
    power actions, power offers, conversions) was used, per bot and per faction.
 4. Focus: what each plan does more or less of than the others (buildings, cults, towns, power).
+
+With `--faction F --weights name=value,...` it answers one question instead: does greedy with
+those weights (laid over F's tuned ones) play F better, and does it use F's power more? F sits
+in every game (seat rotating, the other seats the scripted roster); each deal is played once
+with the changed greedy in F's seat and once with the shipped one, and the margins are paired.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
+import statistics
 import time
 from collections import Counter, defaultdict
 from typing import Any
@@ -149,6 +156,67 @@ def play_counted(bots: list[Any], seed: int, factions: list[str] | None = None,
                          "leech_vp": p.vp[5], "network": p.vp[8]} for p in state.players]}
 
 
+def seatings(faction: str, games: int) -> list[list[str]]:
+    """`games` seatings with `faction` in seat i % 4 and three others of other home terrains."""
+    g = get_game(GAME)
+    groups = [sorted(group) for group in g.exclusive_groups()]
+    mine = next(grp for grp in groups if faction in grp)
+    others = [f for grp in groups if grp is not mine for f in grp]
+    rng = random.Random(faction)
+    out = []
+    for i in range(games):
+        rest: list[str] = []
+        for f in rng.sample(others, len(others)):
+            if all(not ({f, r} <= set(grp)) for grp in groups for r in rest):
+                rest.append(f)
+            if len(rest) == 3:
+                break
+        rest.insert(i % 4, faction)
+        out.append(rest)
+    return out
+
+
+def variant_jobs(faction: str, weights: dict[str, float], deals: int,
+                 seed: int) -> list[tuple[Any, ...]]:
+    """Two games a deal: greedy with `weights` in the faction's seat, then the shipped greedy;
+    the other seats draw from the roster."""
+    rng = random.Random(seed)
+    jobs: list[tuple[Any, ...]] = []
+    for i, factions in enumerate(seatings(faction, deals)):
+        bots: list[Any] = [rng.choice(SCRIPTED) for _ in factions]
+        for mine in (("greedy", dict(weights)), "greedy"):
+            bots[i % 4] = mine
+            jobs.append((list(bots), seed + i, factions, len(factions)))
+    return jobs
+
+
+def variant_report(faction: str, weights: dict[str, float], deals: int, seed: int,
+                   workers: int) -> None:
+    res = run(variant_jobs(faction, weights, deals, seed), workers)
+    rule = FACTION_RULES[faction]
+    margins: dict[bool, list[float]] = {True: [], False: []}
+    for k, r in enumerate(res):
+        seat = r["factions"].index(faction)
+        vp = r["vp"]
+        margin = vp[seat] - (sum(vp) - vp[seat]) / (len(vp) - 1)
+        margins[k % 2 == 0].append(margin)
+    changed = ", ".join(f"{k}={v}" for k, v in weights.items())
+    print(f"== greedy with {changed} against the shipped greedy in the {faction} seat, "
+          f"{deals} deals played both ways")
+    for side, label in ((True, f"greedy, {changed}"), (False, "greedy (shipped)")):
+        rows = [r for k, r in enumerate(res) if (k % 2 == 0) == side]
+        seats = [r["factions"].index(faction) for r in rows]
+        own = statistics.mean(r["uses"][s][rule] for r, s in zip(rows, seats, strict=True))
+        sh = statistics.mean(r["uses"][s]["stronghold"] for r, s in zip(rows, seats,
+                                                                           strict=True))
+        print(f"  {label:<36} {rule} {own:5.2f}/game  strongholds {sh:4.2f}/game  "
+              f"VP margin {statistics.mean(margins[side]):+6.2f}")
+    diff = [a - b for a, b in zip(margins[True], margins[False], strict=True)]
+    half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5 if len(diff) > 1 else float("nan")
+    print(f"  paired margin difference {statistics.mean(diff):+.2f} VP "
+          f"[{statistics.mean(diff) - half:+.2f}, {statistics.mean(diff) + half:+.2f}] (95%)")
+
+
 def run(jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str, Any]]:
     return bench.run(play_counted, jobs, workers)
 
@@ -167,8 +235,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--roster-games", type=int, default=300, help="4-player roster games")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--faction", choices=sorted(FACTION_RULES),
+                    help="only compare greedy with --weights against the shipped greedy in "
+                         "this faction's seat")
+    ap.add_argument("--weights", default="", help="name=value,... (with --faction)")
+    ap.add_argument("--deals", type=int, default=200, help="deals for --faction")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if args.faction:
+        try:
+            weights = {k: float(v) for k, v in (kv.split("=") for kv in
+                                                args.weights.split(",") if kv)}
+        except ValueError:
+            ap.error(f"--weights: expected name=value,..., got {args.weights!r}")
+        if not weights:
+            ap.error("--faction needs --weights name=value,...")
+        variant_report(args.faction, weights, args.deals, args.seed, args.workers)
+        print(f"total wall time {time.perf_counter() - t0:.0f}s")
+        return
 
     print(f"== 1. scripted bots vs random, 2 players, {args.games} games each")
     for i, bot in enumerate(SCRIPTED):
