@@ -48,6 +48,7 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "pass_margin": 0.3,  # an action must beat passing by this much
     "stronghold_save": 0.0,  # workers and coins held towards a stronghold still to build
     "pass_vp": 0.0,  # VP the passes to come will pay for what stands now (tiles, bridges)
+    "bridge_prospects": 0.0,  # the Engineers' pass VP for bridges still waiting for a building
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
@@ -486,6 +487,8 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     v += pending_value(s, p, w, pr)
     v += stronghold_saving(s, p, w)
     v += w["pass_vp"] * pass_vp_due(s, p)
+    if w["bridge_prospects"]:
+        v += w["bridge_prospects"] * bridge_prospects(s, p)
     return v
 
 
@@ -498,6 +501,27 @@ def pass_vp_due(s: TerraMysticaState, p: Player) -> float:
     passes = rounds_left(s) + (0 if p.passed else 1)
     now = 0 if p.passed else s.tile_pass_vp(p)
     return float(now + passes * s.standing_pass_vp(p))
+
+
+def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
+    """What the stronghold's pass bonus for bridges (the Engineers') would pay on the passes to
+    come for p's bridges that wait only for a building at their far end, half of it before the
+    stronghold stands. A bridge pays in turns to come: a one-ply look-ahead sees nothing in one
+    to free land."""
+    per: int = p.faction.stronghold.get("pass_bridge_vp", 0)
+    if not per or s.stage != "play" or p.passed and rounds_left(s) == 0:
+        return 0.0
+    own = p.buildings
+    free = s.data.map.land & ~s.occupied
+    sites = s.data.map.bridge_sites
+    n = 0
+    for site, seat in s.bridges:
+        if seat == p.seat:
+            x, y = sites[site]
+            if own >> x & 1 and free >> y & 1 or own >> y & 1 and free >> x & 1:
+                n += 1
+    passes = rounds_left(s) + (0 if p.passed else 1)
+    return float(per * passes * n) * (1.0 if p.b["SH"] else 0.5)
 
 
 def stronghold_saving(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
