@@ -1,5 +1,6 @@
 """How strong a game's default mix plays, tuned against untuned:
 `python -m strategies.strength --game G [--players 2,4] [--games N] [--workers N] [--seed S]`.
+With `--search BOT` (say `mcts` or `mcts:simulations=30`), only the search measure (3.).
 
 1. Self-play of the default mix (as a run plays it): mean VP per player and the median
    winner's VP, for the tuned bots and for the same bots told `tuned = false`.
@@ -7,6 +8,9 @@
    untuned one (the same bot names), seats rotating so that each side sits in every seat
    equally often and each game's deal is played once each way. A win is the side of the
    game's top score (a shared top splits it); Wilson 95% intervals.
+3. The search bot against the tuned mix: one seat of each game (rotating) plays the search
+   bot, the others draw from the mix. Its wins (its seat's share of a shared top), its mean VP
+   margin over the other seats, and its seconds of play a game.
 
 Nothing here names a game: any game whose scripted bots are weighted plays.
 """
@@ -14,6 +18,7 @@ Nothing here names a game: any game whose scripted bots are weighted plays.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -29,9 +34,10 @@ def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
          game: str = "") -> dict[str, Any]:
     from terra_sim import play_game
 
+    t = time.perf_counter()
     rec = play_game(game, factions, [tuple(b) for b in bots], seed, players=players,
                     log_actions=False)
-    return {"bots": bots, "vp": list(rec.final_vp)}
+    return {"bots": bots, "vp": list(rec.final_vp), "seconds": time.perf_counter() - t}
 
 
 def mix(names: list[str], tuned: bool) -> list[tuple[str, dict[str, Any], str]]:
@@ -64,6 +70,46 @@ def head_to_head_jobs(names: list[str], players: int, games: int,
     return jobs
 
 
+def search_jobs(search: Any, names: list[str], players: int, games: int,
+                seed: int) -> list[tuple[Any, ...]]:
+    rng = random.Random(seed)
+    jobs: list[tuple[Any, ...]] = []
+    for i in range(games):
+        bots: list[Any] = [(n, {}, n) for n in (rng.choice(names) for _ in range(players - 1))]
+        bots.insert(i % players, search)
+        jobs.append((bots, seed + i, None, players))
+    return jobs
+
+
+def search_bot(text: str) -> tuple[str, dict[str, Any], str]:
+    """`name` or `name:key=value,...` (values as JSON where they parse: numbers, true/false)."""
+    name, _, rest = text.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"--search: expected name:key=value,..., got {text!r}")
+        try:
+            params[key] = json.loads(value)
+        except ValueError:
+            params[key] = value
+    return name, params, text
+
+
+def search_score(results: list[dict[str, Any]], search: Any) -> tuple[float, float, float]:
+    """(wins, mean VP margin over the other seats, mean seconds a game) of the search seat."""
+    wins, margins, secs = 0.0, [], []
+    for r in results:
+        seat = r["bots"].index(search)
+        vp = r["vp"]
+        top = max(vp)
+        if vp[seat] == top:
+            wins += 1 / vp.count(top)
+        margins.append(vp[seat] - (sum(vp) - vp[seat]) / (len(vp) - 1))
+        secs.append(r["seconds"])
+    return wins, statistics.mean(margins), statistics.mean(secs)
+
+
 def tuned_share(results: list[dict[str, Any]]) -> tuple[float, int]:
     wins = 0.0
     for r in results:
@@ -87,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=400, help="games per measure")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--search", help="only measure this search bot (name[:param=value,...]) "
+                                     "in one seat against the tuned mix")
     args = ap.parse_args(argv)
     from functools import partial
 
@@ -96,6 +144,19 @@ def main(argv: list[str] | None = None) -> None:
     names = args.strategies.split(",") if args.strategies else default_strategies(game)
     one = partial(play, game=game)
     t0 = time.perf_counter()
+    if args.search:
+        search = search_bot(args.search)
+        for players in (int(x) for x in args.players.split(",")):
+            res = run(one, search_jobs(search, names, players, args.games, args.seed),
+                      args.workers)
+            wins, margin, secs = search_score(res, search)
+            lo, hi = wilson_interval(wins, len(res))
+            print(f"== {game}, {players} players: {args.search} in one seat against the tuned "
+                  f"mix ({', '.join(names)}), {len(res)} games")
+            print(f"  wins {wins / len(res):6.1%} [{float(lo):.1%}, {float(hi):.1%}] (even: "
+                  f"{1 / players:.0%}); VP margin {margin:+.1f}; {secs:.2f} s a game")
+        print(f"total wall time {time.perf_counter() - t0:.0f}s")
+        return
     for players in (int(x) for x in args.players.split(",")):
         print(f"== {game}, {players} players, {args.games} games a measure, "
               f"bots: {', '.join(names)}")

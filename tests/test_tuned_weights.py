@@ -125,3 +125,18 @@ def test_the_strength_bench_seats_both_sides_alike_and_scores_the_top_seat():
     results = [{"bots": [t, u], "vp": [10, 8]}, {"bots": [t, u], "vp": [7, 9]},
                {"bots": [t, u, u], "vp": [9, 9, 1]}]
     assert tuned_share(results) == (1.5, 3)
+
+
+def test_the_strength_bench_seats_the_search_bot_in_turn_and_scores_its_seat():
+    from strategies.strength import search_bot, search_jobs, search_score
+
+    bot = search_bot("mcts:simulations=30,horizon=1")
+    assert bot == ("mcts", {"simulations": 30, "horizon": 1}, "mcts:simulations=30,horizon=1")
+    jobs = search_jobs(bot, ["greedy", "expander"], 4, 8, 5)
+    assert [j[0].index(bot) for j in jobs] == [0, 1, 2, 3, 0, 1, 2, 3]
+    assert all(b[0] in ("greedy", "expander") for j in jobs for b in j[0] if b != bot)
+    results = [{"bots": jobs[0][0], "vp": [90, 90, 80, 70], "seconds": 2.0},
+               {"bots": jobs[1][0], "vp": [100, 60, 60, 60], "seconds": 1.0}]
+    wins, margin, secs = search_score(results, bot)
+    assert wins == 0.5 and secs == 1.5
+    assert margin == ((90 - 80) + (60 - 220 / 3)) / 2
