@@ -487,18 +487,24 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     v += pending_value(s, p, w, pr)
     v += stronghold_saving(s, p, w)
     v += w["pass_vp"] * pass_vp_due(s, p)
-    if w["bridge_prospects"]:
-        v += w["bridge_prospects"] * bridge_prospects(s, p)
+    v += w["bridge_prospects"] * bridge_prospects(s, p)
     return v
+
+
+def passes_left(s: TerraMysticaState, p: Player) -> int:
+    """Passes p has still to make: this round's, unless made, and one a round after it."""
+    if s.stage != "play":
+        return 0
+    return rounds_left(s) + (0 if p.passed else 1)
 
 
 def pass_vp_due(s: TerraMysticaState, p: Player) -> float:
     """VP the coming passes pay for what stands now: the held bonus tile's (this round),
     favour 12's for trading houses and the Engineers' for bridges between their buildings
     (every pass left). Without it a trading house or a bridge shows none of that worth."""
-    if s.stage != "play" or p.passed and rounds_left(s) == 0:
+    passes = passes_left(s, p)
+    if not passes:
         return 0.0
-    passes = rounds_left(s) + (0 if p.passed else 1)
     now = 0 if p.passed else s.tile_pass_vp(p)
     return float(now + passes * s.standing_pass_vp(p))
 
@@ -509,7 +515,8 @@ def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
     stronghold stands. A bridge pays in turns to come: a one-ply look-ahead sees nothing in one
     to free land."""
     per: int = p.faction.stronghold.get("pass_bridge_vp", 0)
-    if not per or s.stage != "play" or p.passed and rounds_left(s) == 0:
+    passes = passes_left(s, p) if per else 0
+    if not passes:
         return 0.0
     own = p.buildings
     free = s.data.map.land & ~s.occupied
@@ -520,7 +527,6 @@ def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
             x, y = sites[site]
             if own >> x & 1 and free >> y & 1 or own >> y & 1 and free >> x & 1:
                 n += 1
-    passes = rounds_left(s) + (0 if p.passed else 1)
     return float(per * passes * n) * (1.0 if p.b["SH"] else 0.5)
 
 
