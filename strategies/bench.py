@@ -30,6 +30,11 @@ def run(play: Play, jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str,
     return [_job(play, j) for j in jobs]
 
 
+def seat_margin(vp: Sequence[float], seat: int) -> float:
+    """A seat's VP above the mean of the other seats'."""
+    return vp[seat] - (sum(vp) - vp[seat]) / (len(vp) - 1)
+
+
 def versus_random(play: Play, bot: str, games: int, seed: int,
                   workers: int) -> tuple[float, int]:
     """Wins (a VP tie counts half) of `bot` over `random` in 2-player games, seats alternating."""

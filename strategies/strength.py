@@ -24,7 +24,7 @@ import statistics
 import time
 from typing import Any
 
-from strategies.bench import run
+from strategies.bench import run, seat_margin
 from strategies.registry import default_strategies
 from terra_sim.analysis.stats import wilson_interval
 from terra_sim.games import DEFAULT_GAME
@@ -105,7 +105,7 @@ def search_score(results: list[dict[str, Any]], search: Any) -> tuple[float, flo
         top = max(vp)
         if vp[seat] == top:
             wins += 1 / vp.count(top)
-        margins.append(vp[seat] - (sum(vp) - vp[seat]) / (len(vp) - 1))
+        margins.append(seat_margin(vp, seat))
         secs.append(r["seconds"])
     return wins, statistics.mean(margins), statistics.mean(secs)
 

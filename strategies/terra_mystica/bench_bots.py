@@ -194,24 +194,18 @@ def variant_report(faction: str, weights: dict[str, float], deals: int, seed: in
                    workers: int) -> None:
     res = run(variant_jobs(faction, weights, deals, seed), workers)
     rule = FACTION_RULES[faction]
-    margins: dict[bool, list[float]] = {True: [], False: []}
-    for k, r in enumerate(res):
-        seat = r["factions"].index(faction)
-        vp = r["vp"]
-        margin = vp[seat] - (sum(vp) - vp[seat]) / (len(vp) - 1)
-        margins[k % 2 == 0].append(margin)
     changed = ", ".join(f"{k}={v}" for k, v in weights.items())
     print(f"== greedy with {changed} against the shipped greedy in the {faction} seat, "
           f"{deals} deals played both ways")
-    for side, label in ((True, f"greedy, {changed}"), (False, "greedy (shipped)")):
-        rows = [r for k, r in enumerate(res) if (k % 2 == 0) == side]
-        seats = [r["factions"].index(faction) for r in rows]
-        own = statistics.mean(r["uses"][s][rule] for r, s in zip(rows, seats, strict=True))
-        sh = statistics.mean(r["uses"][s]["stronghold"] for r, s in zip(rows, seats,
-                                                                           strict=True))
+    margins = []
+    for rows, label in ((res[0::2], f"greedy, {changed}"), (res[1::2], "greedy (shipped)")):
+        pairs = [(r, r["factions"].index(faction)) for r in rows]
+        margins.append([bench.seat_margin(r["vp"], s) for r, s in pairs])
+        own = statistics.mean(r["uses"][s][rule] for r, s in pairs)
+        sh = statistics.mean(r["uses"][s]["stronghold"] for r, s in pairs)
         print(f"  {label:<36} {rule} {own:5.2f}/game  strongholds {sh:4.2f}/game  "
-              f"VP margin {statistics.mean(margins[side]):+6.2f}")
-    diff = [a - b for a, b in zip(margins[True], margins[False], strict=True)]
+              f"VP margin {statistics.mean(margins[-1]):+6.2f}")
+    diff = [a - b for a, b in zip(*margins, strict=True)]
     half = 1.96 * statistics.stdev(diff) / len(diff) ** 0.5 if len(diff) > 1 else float("nan")
     print(f"  paired margin difference {statistics.mean(diff):+.2f} VP "
           f"[{statistics.mean(diff) - half:+.2f}, {statistics.mean(diff) + half:+.2f}] (95%)")
