@@ -49,8 +49,9 @@ if TYPE_CHECKING:  # polars, the runner and the analysis load when a ladder runs
 SEARCH_BOT = "mcts"
 # The search bot's simulations per decision at the two default top rungs: half its own default
 # and the default itself. Since the search keeps its heuristic's work per state reached, a
-# 4-player Terra Mystica game of four 60-simulation seats takes about 7 s of one core, a Terra
-# Nova one about 1 s: a few hundred games per rung fit in minutes on a few cores.
+# 4-player game of four 60-simulation seats takes about 1 s of one core in the default game and
+# about 7 s in the slowest shipped one: a few hundred games per rung fit in minutes on a few
+# cores.
 DEFAULT_BUDGETS = (30, 60)
 # A rung's name is its run's folder name.
 RUNG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
