@@ -16,8 +16,8 @@ down; where they or a stored move no longer fit the state, the walk stops and th
 The games are deterministic, so the same moves from the root reach the same state: a `Memo` per
 decision keeps what the heuristic worked out at each state reached (its playout policy's
 look-ahead, a leaf's values) for the simulations that pass there again. Most do: a noisy policy
-mostly plays its best guess, and four in five of Terra Mystica's playout look-aheads were
-repeats. The games played are the same with it or without; they cost a third.
+mostly plays its best guess, and in the slowest shipped game four in five of the playout
+look-aheads were repeats. The games played are the same with it or without; they cost a third.
 """
 
 from __future__ import annotations
