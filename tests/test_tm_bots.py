@@ -231,3 +231,35 @@ def test_the_bots_price_actions_as_the_engine_charges(table):
     tried = {k.split("-")[0] for k in kinds if k.startswith("ACT")}
     wanted = {OWN_SPECIAL[f] for f in table if f in OWN_SPECIAL}
     assert {"build", "upgrade", "ACT6"} <= kinds | tried and wanted <= tried, (kinds, wanted)
+
+
+def test_room_counts_the_land_a_player_can_still_build_on():
+    """room: nothing without free land in reach or rounds to come; more with a longer reach;
+    never more than the dwellings still wanted, and close to them with land to spare."""
+    from strategies.terra_mystica.valuation import room
+
+    g = get_game(GAME)
+    state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
+    while state.stage != "play":
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    p = state.players[1]  # the Witches: their dwellings stand by the river
+    want = min(8 - bin(p.b["D"]).count("1"), 2 * (6 - state.round))
+    now = room(state, p)
+    assert 0 < now < want
+
+    farther = state.clone()
+    farther.players[1].ship += 2
+    assert room(farther, farther.players[1]) > now
+
+    full = state.clone()
+    full.occupied = full.data.map.land
+    assert room(full, full.players[1]) == 0.0
+
+    plenty = state.clone()
+    plenty.players[1].ship = 6  # a shipping range that reaches most of the map
+    assert want - 0.5 < room(plenty, plenty.players[1]) <= want
+
+    last = state.clone()
+    last.round = 6
+    assert room(last, last.players[1]) == 0.0

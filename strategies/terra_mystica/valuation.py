@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import exp
 from typing import Final
 
 from terra_sim.core.hexmap import added, bits, components, count, join, largest
@@ -49,6 +50,7 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "stronghold_save": 0.0,  # workers and coins held towards a stronghold still to build
     "pass_vp": 0.0,  # VP the passes to come will pay for what stands now (tiles, bridges)
     "bridge_prospects": 0.0,  # the Engineers' pass VP for bridges still waiting for a building
+    "room": 0.0,  # per dwelling still wanted that has free land in reach (see room)
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
@@ -298,6 +300,28 @@ def reach_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
     return w["reach"] * total
 
 
+def room(s: TerraMysticaState, p: Player) -> float:
+    """About how many of the dwellings p will still want to build have free land in reach.
+
+    The want is the dwellings left in supply, at most two for each round still to come; the
+    land is the free hexes p reaches now, home terrain whole and each spade to dig counting
+    less. The first hexes count most and the last ones hardly at all (1 - e^-land/want): a
+    player with land for every dwelling gains little from more. Without this term greedy is
+    boxed in before it notices, because a shipping advance, or a dwelling built towards open
+    land, pays only rounds later, when the land would have run out."""
+    want = min(s.data.rules["buildings"]["D"] - count(p.b["D"]), 2 * rounds_left(s))
+    if want <= 0:
+        return 0.0
+    free = s.data.map.land & ~s.occupied
+    near = (s.direct_reach(p, bonus=False) | s.jump_reach(p)) & free
+    home = p.faction.home
+    terrain = s.terrain
+    land = 0.0
+    for h in bits(near):
+        land += 1.0 / (1.0 + 0.5 * s.spades_needed(p, terrain[h], home))
+    return want * (1.0 - exp(-land / want))
+
+
 def ability_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
     """Per-round stronghold abilities, for the rounds still to play after this one."""
     if not p.b["SH"]:
@@ -480,6 +504,8 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     v += cult_value(s, p, ctx, pr)
     v += town_progress(s, p, w)
     v += reach_value(s, p, w) * g
+    if w["room"]:
+        v += w["room"] * room(s, p)
     v += ability_value(s, p, w)
     v += w["opponent_adjacent"] * opponent_contact(s, p) * g
     if p.dig:
