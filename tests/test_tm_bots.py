@@ -233,10 +233,13 @@ def test_the_bots_price_actions_as_the_engine_charges(table):
     assert {"build", "upgrade", "ACT6"} <= kinds | tried and wanted <= tried, (kinds, wanted)
 
 
-def test_room_counts_the_land_a_player_can_still_build_on():
-    """room: nothing without free land in reach or rounds to come; more with a longer reach;
+def test_build_room_counts_the_land_a_player_can_still_build_on():
+    """build_room: nothing without free land in reach or rounds to come; more with a longer reach;
     never more than the dwellings still wanted, and close to them with land to spare."""
-    from strategies.terra_mystica.valuation import room
+    from strategies.terra_mystica.valuation import build_room, land_in_reach
+
+    def room_of(s):  # the Witches' (seat 1)
+        return build_room(s, s.players[1], land_in_reach(s, s.players[1]))
 
     g = get_game(GAME)
     state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
@@ -245,21 +248,21 @@ def test_room_counts_the_land_a_player_can_still_build_on():
         state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
     p = state.players[1]  # the Witches: their dwellings stand by the river
     want = min(8 - bin(p.b["D"]).count("1"), 2 * (6 - state.round))
-    now = room(state, p)
+    now = room_of(state)
     assert 0 < now < want
 
     farther = state.clone()
     farther.players[1].ship += 2
-    assert room(farther, farther.players[1]) > now
+    assert room_of(farther) > now
 
     full = state.clone()
     full.occupied = full.data.map.land
-    assert room(full, full.players[1]) == 0.0
+    assert room_of(full) == 0.0
 
     plenty = state.clone()
     plenty.players[1].ship = 6  # a shipping range that reaches most of the map
-    assert want - 0.5 < room(plenty, plenty.players[1]) <= want
+    assert want - 0.5 < room_of(plenty) <= want
 
     last = state.clone()
     last.round = 6
-    assert room(last, last.players[1]) == 0.0
+    assert room_of(last) == 0.0

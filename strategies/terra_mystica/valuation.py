@@ -50,7 +50,7 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "stronghold_save": 0.0,  # workers and coins held towards a stronghold still to build
     "pass_vp": 0.0,  # VP the passes to come will pay for what stands now (tiles, bridges)
     "bridge_prospects": 0.0,  # the Engineers' pass VP for bridges still waiting for a building
-    "room": 0.0,  # per dwelling still wanted that has free land in reach (see room)
+    "build_room": 0.0,  # per dwelling still wanted that has free land in reach (build_room)
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
@@ -279,16 +279,19 @@ def town_progress(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float
     return best * 0.55 * town_worth(s, p) * w["town"]
 
 
-def reach_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
-    """Cheap free land in reach: home-terrain hexes count most, far transforms least."""
+def land_in_reach(s: TerraMysticaState, p: Player) -> int:
+    """The free land hexes p reaches now: next to its buildings, by shipping, tunnel or carpet."""
     free = s.data.map.land & ~s.occupied
-    direct = s.direct_reach(p, bonus=False) & free
-    jump = s.jump_reach(p) & free & ~direct
+    return (s.direct_reach(p, bonus=False) | s.jump_reach(p)) & free
+
+
+def reach_value(s: TerraMysticaState, p: Player, w: dict[str, float], near: int) -> float:
+    """Cheap free land in reach (near): home-terrain hexes count most, far transforms least."""
     home = p.faction.home
     terrain = s.terrain
     total = 0.0
     n = 0
-    for h in bits(direct | jump):
+    for h in bits(near):
         t = terrain[h]
         if t == home:
             total += 1.5
@@ -300,20 +303,18 @@ def reach_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
     return w["reach"] * total
 
 
-def room(s: TerraMysticaState, p: Player) -> float:
+def build_room(s: TerraMysticaState, p: Player, near: int) -> float:
     """About how many of the dwellings p will still want to build have free land in reach.
 
     The want is the dwellings left in supply, at most two for each round still to come; the
-    land is the free hexes p reaches now, home terrain whole and each spade to dig counting
-    less. The first hexes count most and the last ones hardly at all (1 - e^-land/want): a
+    land is the free hexes p reaches now (near), home terrain whole and each spade to dig
+    counting less. The first hexes count most and the last ones hardly at all (1 - e^-land/want): a
     player with land for every dwelling gains little from more. Without this term greedy is
     boxed in before it notices, because a shipping advance, or a dwelling built towards open
     land, pays only rounds later, when the land would have run out."""
     want = min(s.data.rules["buildings"]["D"] - count(p.b["D"]), 2 * rounds_left(s))
     if want <= 0:
         return 0.0
-    free = s.data.map.land & ~s.occupied
-    near = (s.direct_reach(p, bonus=False) | s.jump_reach(p)) & free
     home = p.faction.home
     terrain = s.terrain
     land = 0.0
@@ -503,9 +504,10 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     v += w["network"] * share * (pts + 0.6 * size * g)
     v += cult_value(s, p, ctx, pr)
     v += town_progress(s, p, w)
-    v += reach_value(s, p, w) * g
-    if w["room"]:
-        v += w["room"] * room(s, p)
+    near = land_in_reach(s, p)
+    v += reach_value(s, p, w, near) * g
+    if w["build_room"]:
+        v += w["build_room"] * build_room(s, p, near)
     v += ability_value(s, p, w)
     v += w["opponent_adjacent"] * opponent_contact(s, p) * g
     if p.dig:
