@@ -236,10 +236,11 @@ def test_the_bots_price_actions_as_the_engine_charges(table):
 def test_build_room_counts_the_land_a_player_can_still_build_on():
     """build_room: nothing without free land in reach or rounds to come; more with a longer reach;
     never more than the dwellings still wanted, and close to them with land to spare."""
-    from strategies.terra_mystica.valuation import build_room, land_in_reach
+    from strategies.terra_mystica.valuation import build_room, land_in_reach, land_worth
 
     def room_of(s):  # the Witches' (seat 1)
-        return build_room(s, s.players[1], land_in_reach(s, s.players[1]))
+        p = s.players[1]
+        return build_room(s, p, land_worth(s, p, land_in_reach(s, p))[1])
 
     g = get_game(GAME)
     state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
