@@ -119,3 +119,18 @@ def test_every_offer_the_server_makes_is_answered_in_the_log():
         answers = [c for _, c in rows(text) if c.startswith(("leech", "decline"))]
         assert len(answers) == offers, (factions, seed)
     assert full  # the seeded games do offer power to full bowls
+
+
+def test_a_turn_that_gives_up_spades_and_goes_on_is_one_row():
+    """A player may give up an action's spades and go on in the same turn (a conversion, a
+    double turn's second action): the server reads a row as a turn, so it stays one row."""
+    found = 0
+    for seed in range(1, 200):  # random bots give up spades often
+        factions = GAME.random_factions(4, random.Random(seed))
+        rec, text = export(factions, "random", seed)
+        goes_on = [cmds for _, cmds in rows(text)
+                   if "-spade" in cmds.split(". ")[:-1] and not cmds.startswith("transform")]
+        if goes_on:
+            found += 1
+            assert GAME.read_log(text)["actions"] == rec.actions, (seed, goes_on)
+    assert found >= 10

@@ -500,8 +500,12 @@ def write_log(game: TerraMystica, factions: list[str], options: dict[str, Any],
         if cmd:
             row.append(cmd)
         quiet = _quiet_offers(s) if kind in ("done", "pass") and not s.pending else []
+        # A `done` that gives up an action's spades leaves the turn open (conversions, a double
+        # turn's second action): the row goes on. Cult-bonus spades are a row of their own.
+        turn_goes_on = (kind == "done" and bool(s.pending) and s.pending[0][0] == "spades"
+                        and not s.spade.get("cult"))
         s.apply(a)
-        if kind in ("leech", "decline", "done", "pass", "pick", "adjust"):
+        if kind in ("leech", "decline", "done", "pass", "pick", "adjust") and not turn_goes_on:
             flush()
             row_seat = -1
         lines += [f"{name[q]}: decline {n} from {name[b]}" for q, n, b in quiet]
