@@ -366,3 +366,17 @@ def test_valuation_town_steps_match_the_engine():
                         assert steps == 1
             state.apply(a)
     assert founded >= 3
+
+
+def test_a_factions_tuned_weights_reach_the_compiled_valuation(monkeypatch):
+    """greedy learns its faction on its first decision and takes that faction's tuned file;
+    the compiled valuation reads `weights`, not the `w` dict, so both must change."""
+    from strategies.terra_nova.greedy import GreedyStrategy
+    shared = GreedyStrategy.start_weights()
+    own = {**shared, "town": shared["town"] + 1.0}
+    monkeypatch.setattr(GreedyStrategy, "start_weights", classmethod(
+        lambda cls, faction="", tuned=True: own if faction == "golems" else shared))
+    bot = GreedyStrategy(random.Random(1))
+    assert bot.weights.town == shared["town"]
+    bot.seat("golems")
+    assert bot.weights.town == own["town"] and bot.w["town"] == own["town"]

@@ -41,6 +41,10 @@ class GreedyStrategy(WeightedStrategy):
         super().__init__(rng, **params)
         self.weights = Weights(**self.w)  # what the (compiled) valuation reads
 
+    def seat(self, faction: str) -> None:
+        super().seat(faction)
+        self.weights = Weights(**self.w)  # the faction's tuned file may have changed w
+
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
         if not self.seated:
