@@ -183,3 +183,28 @@ def test_a_factions_tuning_that_does_not_pay_on_held_out_games_writes_nothing(tm
     assert result.exit_code == 0, result.output
     assert "no gain on the held-out games" in result.output
     assert not (tmp_path / "f.toml").exists()
+
+
+def test_a_factions_tuning_goes_on_from_the_weights_that_faction_plays(tmp_path, monkeypatch):
+    """With --faction, the start is that faction's own tuned file where one ships (else the
+    shared weights), with --start and -w laid over it; the file's command spells it out."""
+    monkeypatch.chdir(tmp_path)
+    cls = plugin_game.TallyWeighted
+    shared = cls.start_weights()
+    own = {**shared, "steps": 5.0, "bonus": 7.0}
+    monkeypatch.setattr(cls, "start_weights", classmethod(
+        lambda c, faction="", tuned=True: own if faction == "hen" else shared))
+    starts = {}
+
+    def no_gain(plan, *args, **kwargs):
+        starts[plan.faction] = dict(plan.start)
+        return terra_sim.run.tune.TuneResult(plan, dict(plan.start), 0.0, 2.0, 1.0, 0.5, 8, 2,
+                                             [])
+
+    monkeypatch.setattr(terra_sim.run.tune, "tune", no_gain)
+    result = CliRunner().invoke(cli, ["tune", *TINY, "-w", "bonus=3", "--faction", "all",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert starts["hen"] == {**own, "bonus": 3.0}
+    others = [f for f in plugin_game.FACTIONS if f != "hen"]
+    assert others and all(starts[f] == {**shared, "bonus": 3.0} for f in others)

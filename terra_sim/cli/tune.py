@@ -90,24 +90,27 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
     opp = opponents.split(",") if opponents else default_strategies(g.slug)
     for o in opp:
         resolve(o, g.slug)
-    weights = cls.start_weights()  # the shipped tuned weights, if any: a tuning goes on from them
+    known = cls.start_weights()
+    given: dict[str, float] = {}  # --start's and -w's, laid over the shipped tuned weights
     if start is not None:
-        weights.update(_known(read_weights(start), weights, str(start)))
+        given.update(_known(read_weights(start), known, str(start)))
     for item in set_weights:
         k, eq, v = item.partition("=")
         try:
-            weights.update(_known({k.strip(): float(v)}, weights, "-w"))
+            given.update(_known({k.strip(): float(v)}, known, "-w"))
         except ValueError:
             raise UserError(f"-w {item!r}: expected NAME=NUMBER") from None
         if not eq:
             raise UserError(f"-w {item!r}: expected NAME=NUMBER")
-    searched = [n.strip() for n in names.split(",")] if names else list(weights)
-    _known(dict.fromkeys(searched, 0.0), weights, "--weights")
-    base = TunePlan(game=g.slug, strategy=strategy, start=weights, names=searched,
+    searched = [n.strip() for n in names.split(",")] if names else list(known)
+    _known(dict.fromkeys(searched, 0.0), known, "--weights")
+    base = TunePlan(game=g.slug, strategy=strategy, start={**known, **given}, names=searched,
                     opponents=opp, players=counts, faction="", pool=pool, holdout=holdout,
                     generations=generations, popsize=popsize, sigma=sigma, seed=seed)
-    plans = [replace(base, faction=f) for f in g.faction_slugs()] if faction == "all" else [
-        replace(base, faction=faction)]
+    # a faction's tuning goes on from the weights it plays now: its own file if one ships
+    plans = [replace(base, faction=f, start={**cls.start_weights(f), **given})
+             for f in (g.faction_slugs() if faction == "all" else [faction] if faction else [])
+             ] or [base]
     on = choose(executor, scheduler)
     n = workers or os.cpu_count() or 1
     # on Dask the games go out one task each to the cluster's client; locally to a fork pool
@@ -130,9 +133,9 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
             if plan.faction and result.holdout_tuned <= result.holdout_start:
                 # a faction's own weights only where they pay: else it keeps the shared ones
                 click.echo(f"no gain on the held-out games: {path} not written, {plan.faction} "
-                           "keeps the weights it started from")
+                           "keeps the weights it plays now")
                 continue
-            write_weights(path, result, _command(plan, weights, cls), g.version, g.data_set)
+            write_weights(path, result, _command(plan, plan.start, cls), g.version, g.data_set)
             click.echo(f"{result.games_played} games played. Weights: {path}")
 
 
