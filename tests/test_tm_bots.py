@@ -198,12 +198,14 @@ def test_the_bots_price_actions_as_the_engine_charges(table):
     legal at greedy's turns, and every move of the follow-ups of the spade and special
     actions (the Nomads' sandstorm, the Witches' ride, the Swarmlings' free trading house,
     the Giants' spades), tried on copies. The players start rich, so that strongholds (and
-    with them the specials) come early."""
+    with them the specials) come early. The bots play untuned: which moves come up must not
+    hang on tuned data."""
     g = get_game(GAME)
     kinds: set[str] = set()
     for seed in range(2):
         state = g.new_state(table, seed)
-        bots = [make_strategy("greedy", random.Random(k), GAME) for k in range(len(table))]
+        bots = [make_strategy(("greedy", {"tuned": False}), random.Random(k), GAME)
+                for k in range(len(table))]
         rich = False
         while not state.is_over():
             legal = state.legal_actions()
@@ -267,3 +269,41 @@ def test_build_room_counts_the_land_a_player_can_still_build_on():
     last = state.clone()
     last.round = 6
     assert room_of(last) == 0.0
+
+
+def test_round_next_counts_what_next_rounds_tile_would_pay_for():
+    """round_next: the next round's tile VP times the buildings of its kind p could pay for
+    then (held resources and next income), capped by supply, by what there is to upgrade and
+    for dwellings by land; nothing in the last round or for a town tile."""
+    from strategies.terra_mystica.valuation import income_of, land_in_reach, land_worth, round_next
+
+    g = get_game(GAME)
+    state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
+    while state.stage != "play":
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+
+    def value(s, tile):
+        s.scoring_tiles[s.round] = tile  # the next round's (rounds count from 1)
+        p = s.players[1]  # the Witches
+        return round_next(s, p, land_worth(s, p, land_in_reach(s, p))[1])
+
+    s = state.clone()
+    p = s.players[1]
+    inc = income_of(s, p, with_bonus=True)
+    p.workers, p.coins = 3 - inc["W"], 40
+    assert value(s, "SCORE3") == 2 * 1  # the land in reach has room for one dwelling
+    p.ship = 6  # a shipping range that reaches most of the map
+    assert value(s, "SCORE3") == 2 * 3  # now three dwellings' workers, 2 VP each
+    p.workers = 20
+    assert value(s, "SCORE3") == 2 * 6  # now the supply: 8 less the two standing
+    assert value(s, "SCORE6") == 3 * 2  # trading houses: only the two dwellings to upgrade
+    assert value(s, "SCORE9") == 0  # temples need a trading house first
+    assert value(s, "SCORE4") == 0  # nor a stronghold
+    assert value(s, "SCORE2") == 0  # a town is not counted
+    p.coins = -inc["C"]
+    assert value(s, "SCORE3") == 0  # no coins next round, no dwellings
+
+    last = state.clone()
+    last.round = 6
+    assert round_next(last, last.players[1], 10.0) == 0.0

@@ -41,7 +41,7 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "opponent_adjacent": 0.12,  # per own building touching an opponent (leech, cheap TPs)
     "leech": 2.2,  # scales the worth of power taken from a neighbour's build
     "round_now": 1.0,  # the current round tile's VP (prefilter emphasis)
-    "round_next": 0.0,  # bonus-tile and saving bias towards next round's tile
+    "round_next": 0.0,  # VP next round's tile would pay for what can be afforded then
     "power_action": 0.0,  # extra liking for board power actions (prefilter)
     "cluster": 0.5,  # building next to own buildings (prefilter and hex choice)
     "spread": 0.0,  # building away from own buildings, into new ground (prefilter)
@@ -505,6 +505,8 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     v += w["reach"] * reach * g
     if w["build_room"]:
         v += w["build_room"] * build_room(s, p, land)
+    if w["round_next"]:
+        v += w["round_next"] * round_next(s, p, land)
     v += ability_value(s, p, w)
     v += w["opponent_adjacent"] * opponent_contact(s, p) * g
     if p.dig:
@@ -553,6 +555,42 @@ def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
             if own >> x & 1 and free >> y & 1 or own >> y & 1 and free >> x & 1:
                 n += 1
     return float(per * passes * n) * (1.0 if p.b["SH"] else 0.5)
+
+
+def round_next(s: TerraMysticaState, p: Player, land: float) -> float:
+    """VP next round's scoring tile would pay for the buildings (or spades) of its kind p could
+    pay for then, with what it holds and its next income. Greedy spends as soon as anything
+    pays, so a dwelling round finds it with nothing left to build with."""
+    if s.stage != "play":
+        return 0.0
+    tile = round_tile(s, s.round + 1)
+    if tile is None:
+        return 0.0
+    ev = tile["event"]
+    inc = income_of(s, p, with_bonus=True)
+    workers = p.workers + inc["W"]
+    coins = p.coins + inc["C"]
+    supply = s.data.rules["buildings"]
+    b = p.b
+    if ev == "spade":  # the Darklings dig with priests
+        n = min(4, p.priests + inc["P"] if "priest_spades" in p.eff
+                else workers // max(1, p.faction.spade_workers[p.dig]))
+    elif ev in ("D", "TP", "TE"):
+        cw, cc = p.faction.costs[ev]
+        n = min(supply[ev] - count(b[ev]), workers // max(1, cw), coins // max(1, cc))
+        if ev == "D":
+            n = min(n, int(land))
+        else:
+            n = min(n, count(b["D" if ev == "TP" else "TP"]))
+    elif ev == "SHSA":
+        n = 0
+        for kind, below in (("SH", "TP"), ("SA", "TE")):
+            cw, cc = p.faction.costs[kind]
+            if not b[kind] and b[below] and workers >= cw and coins >= cc:
+                n = 1
+    else:
+        n = 0
+    return float(tile["vp"] * max(0, n))
 
 
 def stronghold_saving(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
