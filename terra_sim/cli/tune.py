@@ -131,7 +131,7 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
             click.echo(f"mean VP margin, held-out games ({holdout}): "
                        f"{result.holdout_start:+.2f} -> {result.holdout_tuned:+.2f}")
             if plan.faction and result.holdout_tuned <= result.holdout_start:
-                # a faction's own weights only where they pay: else it keeps the shared ones
+                # a faction's own weights only where they pay: else it keeps the ones it plays
                 click.echo(f"no gain on the held-out games: {path} not written, {plan.faction} "
                            "keeps the weights it plays now")
                 continue
