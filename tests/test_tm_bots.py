@@ -286,11 +286,13 @@ def test_round_next_counts_what_next_rounds_tile_would_pay_for():
     def value(s, tile):
         s.scoring_tiles[s.round] = tile  # the next round's (rounds count from 1)
         p = s.players[1]  # the Witches
-        return round_next(s, p, land_worth(s, p, land_in_reach(s, p))[1])
+        return round_next(s, p, land_worth(s, p, land_in_reach(s, p))[1], income_of(s, p))
 
     s = state.clone()
     p = s.players[1]
-    inc = income_of(s, p, with_bonus=True)
+    inc = income_of(s, p)
+    for r, n in s.data.tiles.bonus[p.bonus]["income"].items():  # next income has the tile's
+        inc[r] += n
     p.workers, p.coins = 3 - inc["W"], 40
     assert value(s, "SCORE3") == 2 * 1  # the land in reach has room for one dwelling
     p.ship = 6  # a shipping range that reaches most of the map
@@ -306,4 +308,4 @@ def test_round_next_counts_what_next_rounds_tile_would_pay_for():
 
     last = state.clone()
     last.round = 6
-    assert round_next(last, last.players[1], 10.0) == 0.0
+    assert round_next(last, last.players[1], 10.0, income_of(last, last.players[1])) == 0.0

@@ -124,7 +124,9 @@ class Prices:
         return a * (self.power2 - self.power1) + b * (self.power3 - self.power2)
 
 
-def income_of(s: TerraMysticaState, p: Player, with_bonus: bool = False) -> dict[str, int]:
+def income_of(s: TerraMysticaState, p: Player) -> dict[str, int]:
+    """p's income each round from its buildings and favour tiles; a bonus tile's is left out,
+    since the tile changes hands at every pass."""
     got = {"C": 0, "W": 0, "P": 0, "PW": 0}
     for b, rows in p.faction.income.items():
         n = count(p.b[b])
@@ -133,9 +135,6 @@ def income_of(s: TerraMysticaState, p: Player, with_bonus: bool = False) -> dict
     favor = s.data.tiles.favor
     for t in p.favors:
         for r, v in favor[t]["income"].items():
-            got[r] += v
-    if with_bonus and p.bonus:
-        for r, v in s.data.tiles.bonus[p.bonus]["income"].items():
             got[r] += v
     return got
 
@@ -492,7 +491,8 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     pr = Prices.of(s, p, w)
     later = rounds_left(s)
     v = float(p.total_vp) + resource_value(p, pr)
-    v += later * w["income"] * income_value(income_of(s, p), pr)
+    inc = income_of(s, p)
+    v += later * w["income"] * income_value(inc, pr)
     v += building_value(s, p, w)
     g = phase(s)
     share = NETWORK_SHARE + (1 - NETWORK_SHARE) * (1 - g)
@@ -506,7 +506,7 @@ def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
     if w["build_room"]:
         v += w["build_room"] * build_room(s, p, land)
     if w["round_next"]:
-        v += w["round_next"] * round_next(s, p, land)
+        v += w["round_next"] * round_next(s, p, land, inc)
     v += ability_value(s, p, w)
     v += w["opponent_adjacent"] * opponent_contact(s, p) * g
     if p.dig:
@@ -557,9 +557,10 @@ def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
     return float(per * passes * n) * (1.0 if p.b["SH"] else 0.5)
 
 
-def round_next(s: TerraMysticaState, p: Player, land: float) -> float:
+def round_next(s: TerraMysticaState, p: Player, land: float, inc: dict[str, int]) -> float:
     """VP next round's scoring tile would pay for the buildings (or spades) of its kind p could
-    pay for then, with what it holds and its next income. Greedy spends as soon as anything
+    pay for then, with what it holds and its next income (`inc`, without the bonus tile's,
+    which is added here). Greedy spends as soon as anything
     pays, so a dwelling round finds it with nothing left to build with."""
     if s.stage != "play":
         return 0.0
@@ -567,13 +568,13 @@ def round_next(s: TerraMysticaState, p: Player, land: float) -> float:
     if tile is None:
         return 0.0
     ev = tile["event"]
-    inc = income_of(s, p, with_bonus=True)
-    workers = p.workers + inc["W"]
-    coins = p.coins + inc["C"]
+    bonus = s.data.tiles.bonus[p.bonus]["income"] if p.bonus else {}
+    workers = p.workers + inc["W"] + bonus.get("W", 0)
+    coins = p.coins + inc["C"] + bonus.get("C", 0)
     supply = s.data.rules["buildings"]
     b = p.b
     if ev == "spade":  # the Darklings dig with priests
-        n = min(4, p.priests + inc["P"] if "priest_spades" in p.eff
+        n = min(4, p.priests + inc["P"] + bonus.get("P", 0) if "priest_spades" in p.eff
                 else workers // max(1, p.faction.spade_workers[p.dig]))
     elif ev in ("D", "TP", "TE"):
         cw, cc = p.faction.costs[ev]
