@@ -16,7 +16,7 @@ import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from strategies.base import Strategy
 
@@ -87,6 +87,30 @@ class WeightedStrategy(Strategy):
         if got is None:
             got = memo[key] = compute()
         return got
+
+
+B = TypeVar("B", bound=WeightedStrategy)
+
+
+class Seated(Generic[B]):
+    """A search's bots for every seat: one per faction, with that faction's tuned weights (a
+    Chaos Magician's playout should not play a Giant's game), made when first needed."""
+
+    def __init__(self, make: Callable[[], B], faction: Callable[[Any], str]):
+        self.make = make
+        self.faction = faction  # a player's faction, as its tuned files name it
+        self.bots: dict[str, B] = {}
+
+    def __getitem__(self, player: Any) -> B:
+        f = self.faction(player)
+        bot = self.bots.get(f)
+        if bot is None:
+            bot = self.bots[f] = self.make()
+            bot.seat(f)
+        return bot
+
+    def to_move(self, state: Any) -> B:
+        return self[state.players[state.current_player()]]
 
 
 def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:

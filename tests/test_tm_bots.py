@@ -142,7 +142,6 @@ def test_the_search_heuristic_offers_playable_moves_and_values_every_seat():
     g = get_game(GAME)
     state = g.new_state(["witches", "nomads", "darklings"], 3)
     h = HEURISTIC(random.Random(1), 4, 0.5)
-    guide = make_strategy("greedy", random.Random(2), GAME)
     checked = 0
     while not state.is_over() and state.round < 3:
         legal = state.legal_actions()
@@ -164,7 +163,30 @@ def test_the_search_heuristic_offers_playable_moves_and_values_every_seat():
         values = h.values(state)
         assert len(values) == 3 and all(isinstance(v, float) for v in values)
     assert checked > 10
-    assert guide.name == "greedy"
+
+
+def test_the_search_heuristic_plays_and_values_each_seat_as_its_faction():
+    """Each seat's decisions and leaf value use its faction's tuned weights, as the tuned greedy
+    seated there would: not one shared set for every seat."""
+    from strategies.terra_mystica.valuation import Context, valuation
+
+    g = get_game(GAME)
+    state = g.new_state(["witches", "nomads", "darklings"], 3)
+    h = HEURISTIC(random.Random(1), 4, 0.5)
+    rng = random.Random(1)  # placements break ties at random: the heuristic's draws, in turn
+    seated = [make_strategy("greedy", rng, GAME) for _ in range(3)]
+    for bot, q in zip(seated, state.players, strict=True):
+        bot.seat(q.faction.slug)
+    while state.stage != "play":  # the setup is the heuristic's: the seated bots' choices
+        legal = state.legal_actions()
+        a = h.decide(state, legal)
+        assert a == seated[state.current_player()].choose(state, legal)
+        state.apply(a)
+    assert len({tuple(sorted(bot.w.items())) for bot in seated}) == 3
+    values = h.values(state)
+    for i, bot in enumerate(seated):
+        assert h.guides[state.players[i]].w == bot.w
+        assert values[i] == valuation(state, i, Context.of(state, i, bot.w))
 
 
 def test_mcts_plays_terra_mystica_with_its_heuristic():

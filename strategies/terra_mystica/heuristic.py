@@ -15,27 +15,32 @@ from typing import Any
 from strategies.heuristic import Heuristic
 from strategies.terra_mystica.greedy import GreedyStrategy
 from strategies.terra_mystica.valuation import Context, valuation
+from strategies.weighted import Seated
 
 
 class TerraMysticaHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
-        self.guide = GreedyStrategy(rng)
-        self.policy = GreedyStrategy(rng, top_k=2)
-        self.policy.noise = noise
-        # they play every seat: the family's tuned weights, never one faction's
-        self.guide.seated = self.policy.seated = True
+
+        def policy() -> GreedyStrategy:
+            bot = GreedyStrategy(rng, top_k=2)
+            bot.noise = noise
+            return bot
+
+        # every seat is played and valued as the tuned bots play its faction
+        self.guides = Seated(lambda: GreedyStrategy(rng), slug)
+        self.policies = Seated(policy, slug)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         if (len(legal) == 1 or state.pending or state.stage != "play"
                 or not state.actions_left):
-            return self.guide.choose(state, legal)
+            return self.guides.to_move(state).choose(state, legal)
         return None
 
     def root_moves(self, state: Any, legal: list) -> list[tuple[list[Any], float]]:
         """Greedy's look-ahead's best moves with a small prior from its scores; greedy's pass is
         always one of them."""
-        g = self.guide
+        g = self.guides.to_move(state)
         seat = state.current_player()
         p = state.players[seat]
         scored, cands = g.ranked(state, seat, p, legal)
@@ -51,13 +56,18 @@ class TerraMysticaHeuristic(Heuristic):
         return options or [([legal[0]], 0.0)]
 
     def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
-        self.policy.memo = memo
-        a = self.policy.choose(state, legal)
-        self.policy.memo = None
+        bot = self.policies.to_move(state)
+        bot.memo = memo
+        a = bot.choose(state, legal)
+        bot.memo = None
         return a
 
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return [float(v) for v in state.vp()]
-        w = self.guide.w
-        return [valuation(state, i, Context.of(state, i, w)) for i in range(len(state.players))]
+        return [valuation(state, i, Context.of(state, i, self.guides[q].w))
+                for i, q in enumerate(state.players)]
+
+
+def slug(p: Any) -> str:
+    return p.faction.slug

@@ -14,6 +14,7 @@ from typing import Any
 from strategies.heuristic import Heuristic
 from strategies.terra_nova.greedy import GreedyStrategy
 from strategies.terra_nova.valuation import Context, valuation
+from strategies.weighted import Seated
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.scoring import network_size
 
@@ -21,21 +22,25 @@ from terra_sim.games.terra_nova.scoring import network_size
 class TerraNovaHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
-        self.guide = GreedyStrategy(rng)
-        self.policy = GreedyStrategy(rng, top_k=2)
-        self.policy.noise = noise
-        # they play every seat: the family's tuned weights, never one faction's
-        self.guide.seated = self.policy.seated = True
+
+        def policy() -> GreedyStrategy:
+            bot = GreedyStrategy(rng, top_k=2)
+            bot.noise = noise
+            return bot
+
+        # every seat is played and valued as the tuned bots play its faction
+        self.guides = Seated(lambda: GreedyStrategy(rng), slug)
+        self.policies = Seated(policy, slug)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         if len(legal) == 1 or state.pending or state.stage != "actions" or state.window == 1:
-            return self.guide.choose(state, legal)
+            return self.guides.to_move(state).choose(state, legal)
         return None
 
     def root_moves(self, state: Any, legal: list) -> list[tuple[list[Any], float]]:
         """Greedy's look-ahead's best moves with a small prior from its scores; the best
         drop-out is always one of them."""
-        g = self.guide
+        g = self.guides.to_move(state)
         seat = state.current_player()
         p = state.players[seat]
         cands, extra = g.candidates(state, p, legal)
@@ -51,9 +56,10 @@ class TerraNovaHeuristic(Heuristic):
         return options
 
     def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
-        self.policy.memo = memo
-        a = self.policy.choose(state, legal)
-        self.policy.memo = None
+        bot = self.policies.to_move(state)
+        bot.memo = memo
+        a = bot.choose(state, legal)
+        bot.memo = None
         return a
 
     def playout_over(self, state: Any, last_round: float) -> bool:
@@ -64,8 +70,12 @@ class TerraNovaHeuristic(Heuristic):
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return state.vp()
-        w = self.guide.weights
         sizes = [network_size(state, q) for q in state.players]
         # The valuation counts VP earned; seats are compared on the score, head starts included.
-        return [valuation(state, i, Context(i, w, 0, sizes[:i] + sizes[i + 1:]))
+        return [valuation(state, i, Context(i, self.guides[q].weights, 0,
+                                            sizes[:i] + sizes[i + 1:]))
                 + q.faction.start_vp for i, q in enumerate(state.players)]
+
+
+def slug(p: Any) -> str:
+    return p.faction.slug
