@@ -197,4 +197,15 @@ class TallyWeighted(WeightedStrategy):
         return max(legal, key=lambda a: (value(a), self.rng.random()))
 
 
+class TallyFragile(TallyWeighted):
+    """A weighted bot with a bug that some weights reach: it raises on a negative knack."""
+
+    name = "fragile"
+
+    def choose(self, state: TallyState, legal: list) -> Any:
+        if self.w["knack"] < 0:
+            raise ValueError("a negative knack")
+        return super().choose(state, legal)
+
+
 STRATEGIES = [TallyGreedy]

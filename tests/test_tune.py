@@ -43,6 +43,22 @@ def test_a_bad_weight_vector_improves(tmp_path, monkeypatch):
     assert not (tmp_path / "runs" / "tune" / "w-seed1.pkl").exists()  # done: no checkpoint
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_bot_that_raises_stops_the_tuning_with_the_game_to_replay(tmp_path, monkeypatch,
+                                                                    workers):
+    """A worker's error comes back whole (it pickles) and names the game and the weights."""
+    monkeypatch.chdir(tmp_path)
+    args = [a.replace("TallyWeighted", "TallyFragile") for a in TINY]
+    result = CliRunner().invoke(cli, ["tune", *args, *BAD, "--workers", workers, "--out",
+                                      str(tmp_path / "w.toml")])
+    assert result.exit_code == 1, result.output
+    assert "Tuning stopped: seat" in result.output
+    assert "(fragile): raised ValueError: a negative knack, in game seed" in result.output
+    assert "knack=-1" in result.output and "Traceback" not in result.output
+    assert "the same command resumes from runs/tune/w-seed1.pkl" in result.output
+    assert not (tmp_path / "w.toml").exists()
+
+
 def test_the_same_seed_gives_the_same_weights_on_any_number_of_workers(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert tune(tmp_path / "a.toml", workers="1").exit_code == 0

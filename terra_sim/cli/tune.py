@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from terra_sim.cli.options import game_option
-from terra_sim.core.errors import UserError
+from terra_sim.core.errors import StrategyError, UserError
 
 
 @click.command()
@@ -126,6 +126,10 @@ def tune(game: str, strategy: str, faction: str, players: str, opponents: str | 
                 click.echo(f"\nInterrupted; the same command resumes from {checkpoint}.",
                            err=True)
                 sys.exit(130)
+            except StrategyError as e:  # a bot bug decides no weights: stop, and say where
+                click.echo(f"\nTuning stopped: {e}\nOnce the bot is mended, the same command "
+                           f"resumes from {checkpoint}.", err=True)
+                sys.exit(1)
             click.echo(f"mean VP margin, tuning pool ({pool} games): "
                        f"{result.start_margin:+.2f} -> {result.tuned_margin:+.2f}")
             click.echo(f"mean VP margin, held-out games ({holdout}): "

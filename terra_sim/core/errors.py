@@ -20,3 +20,8 @@ class StrategyError(Exception):
         super().__init__(f"seat {seat} ({strategy}): {message}")
         self.seat = seat
         self.strategy = strategy
+        self.message = message
+
+    def __reduce__(self) -> tuple:
+        # a worker process sends it back pickled: rebuilt from its own arguments, not str(self)
+        return type(self), (self.seat, self.strategy, self.message)

@@ -31,7 +31,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from terra_sim.core.errors import UserError
+from terra_sim.core.errors import StrategyError, UserError
 
 # Candidates' weights are searched on a scale where every weight starts near 1 (a weight over
 # its scale), so one step size suits them all; a weight near 0 still moves by SCALE_FLOOR.
@@ -117,8 +117,14 @@ def margin(plan: TunePlan, weights: dict[str, float], pg: PoolGame) -> float:
 
     strategies: list[Any] = list(pg.opponents)
     strategies.insert(pg.seat, (plan.strategy, {"weights": weights}))
-    rec = play_game(plan.game, pg.factions, strategies, pg.seed, overrides=plan.overrides or None,
-                    log_actions=False)
+    try:
+        rec = play_game(plan.game, pg.factions, strategies, pg.seed,
+                        overrides=plan.overrides or None, log_actions=False)
+    except StrategyError as e:  # a bot bug: say which game shows it, for a replay
+        weights_text = ", ".join(f"{k}={v:.6g}" for k, v in weights.items())
+        raise StrategyError(e.seat, e.strategy, f"{e.message}, in game seed {pg.seed} "
+                            f"({', '.join(pg.factions)}; the tuned seat {pg.seat} with "
+                            f"{weights_text})") from None
     vp = rec.final_vp
     return vp[pg.seat] - sum(vp) / len(vp)
 
