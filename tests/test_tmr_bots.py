@@ -157,3 +157,18 @@ def test_greedy_takes_weights_by_name_and_refuses_unknown_ones():
     assert bot.w["raw"] == 0.2 and bot.w["road"] == 2.0
     with pytest.raises(Exception, match="unknown weights"):
         make_strategy(("greedy", {"weights": {"coin": 1.0}}), random.Random(1), GAME)
+
+
+def test_the_road_is_valued_for_any_weight_a_tuner_tries():
+    """A Caravan still at its start is worth nothing on the road, whatever the curve: a negative
+    road_rush (which a tuning tried) once raised there on 0 ** -x."""
+    from strategies.terramara.valuation import DEFAULT_WEIGHTS, Context, road_value
+    from terra_sim.games.terramara.road import next_nodes
+
+    state = get_game(GAME).new_state(["hunter+card03", "sage+card08"], 3)
+    p = state.players[0]
+    for rush in (-0.5, 0.0, 1.5):
+        ctx = Context.of(state, {**DEFAULT_WEIGHTS, "road_rush": rush})
+        start = road_value(state, p, ctx)
+        ahead = road_value(state, p, ctx, [next_nodes(c, 1)[0] for c in p.caravans])
+        assert start >= 0.0 and ahead > start

@@ -156,6 +156,8 @@ def road_value(s: TerramaraState, p: Player, ctx: Context,
         if pos == CAMP:
             continue
         done = progress(pos)
+        if not done:  # nothing yet, whatever the curve (a tuner may try one bending down)
+            continue
         reach = min(1.0, 3.0 * rounds_left / max(1, 7 - done))
         # Convex in progress: one Caravan ahead takes the first arrival's VP.
         total += prize * (done / 7) ** w["road_rush"] * reach
