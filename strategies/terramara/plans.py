@@ -25,8 +25,9 @@ def homeland_actions(state: TerramaraState, i: int) -> tuple[str, ...]:
 
 class RaiderStrategy(GreedyStrategy):
     name = "raider"
-    # Terramara's plans keep their own weights: greedy's tuned ones play the Road hard
-    # and would blur every plan into one (tests/test_tmr_bots.py's focus checks)
+    # Terramara's plans do not build on greedy's tuned weights: those play the Road hard and
+    # would blur every plan into one (tests/test_tmr_bots.py's focus checks). Each plan has a
+    # tuned file of its own instead, tuned on the weights its plan_weights leave free.
     family = ""
     description = ("Military first: climbs the Military track for the majority and the Power "
                    "Levels, raids every round it can, takes the spaces that give Military.")
