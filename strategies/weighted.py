@@ -112,6 +112,19 @@ class Seated(Generic[B]):
     def to_move(self, state: Any) -> B:
         return self[state.players[state.current_player()]]
 
+    @staticmethod
+    def guides_and_policies(cls: type[B], rng: random.Random, noise: float,
+                            faction: Callable[[Any], str]) -> tuple["Seated[B]", "Seated[B]"]:
+        """A search heuristic's bots: guides (the tuned bot as it plays) and playout policies
+        (its two best candidates, jittered by `noise`)."""
+
+        def policy() -> B:
+            bot = cls(rng, top_k=2)
+            bot.noise = noise
+            return bot
+
+        return Seated(lambda: cls(rng), faction), Seated(policy, faction)
+
 
 def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:
     """The [weights] of tuned/<stem>.toml beside cls's game's bots, or None."""

@@ -21,15 +21,8 @@ from strategies.weighted import Seated
 class TerraMysticaHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
-
-        def policy() -> GreedyStrategy:
-            bot = GreedyStrategy(rng, top_k=2)
-            bot.noise = noise
-            return bot
-
         # every seat is played and valued as the tuned bots play its faction
-        self.guides = Seated(lambda: GreedyStrategy(rng), slug)
-        self.policies = Seated(policy, slug)
+        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise, slug)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         if (len(legal) == 1 or state.pending or state.stage != "play"

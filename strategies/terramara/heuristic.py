@@ -21,15 +21,9 @@ from terra_sim.games.terramara.player import CAT
 class TerramaraHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
-
-        def policy() -> GreedyStrategy:
-            bot = GreedyStrategy(rng, top_k=2)
-            bot.noise = noise
-            return bot
-
         # every seat is played and valued as the tuned bots play its character
-        self.guides = Seated(lambda: GreedyStrategy(rng), character)
-        self.policies = Seated(policy, character)
+        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise,
+                                                                character)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         """Everything but the member sent is greedy's; so is a turn's free action or flip."""
