@@ -70,6 +70,11 @@ class WeightedStrategy(Strategy):
                     return {**cls.default_weights, **got, **plan}
         return w
 
+    @staticmethod
+    def faction_of(player: Any) -> str:
+        """A player's faction as the tuned files name it (`<bot>-<faction>.toml`)."""
+        return str(player.faction.slug)
+
     def seat(self, faction: str) -> None:
         """Told its seat's faction on its first decision: a faction's tuned weights, if there
         are any, replace the bot's (its config's own weights stay on top)."""
@@ -98,7 +103,7 @@ class Seated(Generic[B]):
 
     def __init__(self, make: Callable[[], B], faction: Callable[[Any], str]):
         self.make = make
-        self.faction = faction  # a player's faction, as its tuned files name it
+        self.faction = faction  # the bots' faction_of
         self.bots: dict[str, B] = {}
 
     def __getitem__(self, player: Any) -> B:
@@ -113,8 +118,8 @@ class Seated(Generic[B]):
         return self[state.players[state.current_player()]]
 
     @staticmethod
-    def guides_and_policies(cls: type[B], rng: random.Random, noise: float,
-                            faction: Callable[[Any], str]) -> tuple["Seated[B]", "Seated[B]"]:
+    def guides_and_policies(cls: type[B], rng: random.Random,
+                            noise: float) -> tuple["Seated[B]", "Seated[B]"]:
         """A search heuristic's bots: guides (the tuned bot as it plays) and playout policies
         (its two best candidates, jittered by `noise`)."""
 
@@ -123,7 +128,7 @@ class Seated(Generic[B]):
             bot.noise = noise
             return bot
 
-        return Seated(lambda: cls(rng), faction), Seated(policy, faction)
+        return Seated(lambda: cls(rng), cls.faction_of), Seated(policy, cls.faction_of)
 
 
 def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:

@@ -62,7 +62,7 @@ class GreedyStrategy(WeightedStrategy):
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
         if not self.seated:
-            self.seat(state.players[state.current_player()].faction.slug)
+            self.seat(self.faction_of(state.players[state.current_player()]))
         if len(legal) == 1:
             return legal[0]
         seat = state.current_player()

@@ -22,7 +22,7 @@ class TerraMysticaHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
         # every seat is played and valued as the tuned bots play its faction
-        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise, slug)
+        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         if (len(legal) == 1 or state.pending or state.stage != "play"
@@ -60,7 +60,3 @@ class TerraMysticaHeuristic(Heuristic):
             return [float(v) for v in state.vp()]
         return [valuation(state, i, Context.of(state, i, self.guides[q].w))
                 for i, q in enumerate(state.players)]
-
-
-def slug(p: Any) -> str:
-    return p.faction.slug

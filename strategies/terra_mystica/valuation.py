@@ -560,8 +560,8 @@ def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
 def round_next(s: TerraMysticaState, p: Player, land: float, inc: dict[str, int]) -> float:
     """VP next round's scoring tile would pay for the buildings (or spades) of its kind p could
     pay for then, with what it holds and its next income (`inc`, without the bonus tile's,
-    which is added here). Greedy spends as soon as anything
-    pays, so a dwelling round finds it with nothing left to build with."""
+    which is added here). Greedy spends as soon as anything pays, so a dwelling round finds it
+    with nothing left to build with."""
     if s.stage != "play":
         return 0.0
     tile = round_tile(s, s.round + 1)

@@ -23,7 +23,7 @@ class TerraNovaHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
         # every seat is played and valued as the tuned bots play its faction
-        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise, slug)
+        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         if len(legal) == 1 or state.pending or state.stage != "actions" or state.window == 1:
@@ -68,7 +68,3 @@ class TerraNovaHeuristic(Heuristic):
         return [valuation(state, i, Context(i, self.guides[q].weights, 0,
                                             sizes[:i] + sizes[i + 1:]))
                 + q.faction.start_vp for i, q in enumerate(state.players)]
-
-
-def slug(p: Any) -> str:
-    return p.faction.slug

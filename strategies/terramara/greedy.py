@@ -56,10 +56,14 @@ class GreedyStrategy(WeightedStrategy):
         """A plan's extra liking for creating or reserving an Artifact."""
         return 0.0
 
+    @staticmethod
+    def faction_of(player: Any) -> str:
+        return str(player.character)  # tuned files are per character, whatever its card
+
     # ----- dispatch ----------------------------------------
     def choose(self, state: Any, legal: list) -> Any:
         if not self.seated:
-            self.seat(state.players[state.current_player()].character)
+            self.seat(self.faction_of(state.players[state.current_player()]))
         if len(legal) == 1:
             return legal[0]
         if state.pending:

@@ -22,8 +22,7 @@ class TerramaraHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
         # every seat is played and valued as the tuned bots play its character
-        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise,
-                                                                character)
+        self.guides, self.policies = Seated.guides_and_policies(GreedyStrategy, rng, noise)
 
     def decide(self, state: Any, legal: list) -> Any | None:
         """Everything but the member sent is greedy's; so is a turn's free action or flip."""
@@ -53,7 +52,3 @@ class TerramaraHeuristic(Heuristic):
         # The valuation counts VP earned; seats are compared on the score, head starts included.
         return [valuation(state, i, Context.of(state, self.guides[q].w)) + q.vp[CAT["start"]]
                 for i, q in enumerate(state.players)]
-
-
-def character(p: Any) -> str:
-    return p.character
