@@ -84,10 +84,11 @@ def test_the_valuation_network_memo_gives_what_a_search_gives(table):
 
 @pytest.fixture(scope="module")
 def focus_games():
-    """Six 4-player games with the five plans and greedy rotated through the seats."""
+    """Twelve 4-player games with the five plans and greedy rotated through the seats (eight
+    seats a bot: with four, two plans' dwellings tied once)."""
     bots = SCRIPTED
     out = []
-    for i in range(6):
+    for i in range(12):
         four = [bots[(i + k) % len(bots)] for k in range(4)]
         out.append(play_counted(four, 300 + i))
     return out
@@ -331,3 +332,29 @@ def test_round_next_counts_what_next_rounds_tile_would_pay_for():
     last = state.clone()
     last.round = 6
     assert round_next(last, last.players[1], 10.0, income_of(last, last.players[1])) == 0.0
+
+
+def test_favor_build_scales_what_a_favour_tile_pays_for_buildings_to_come():
+    """favor_build: the share counted of a favour tile's VP per dwelling (or trading house)
+    still to come, for the rounds left (this one too) and the supply left; other tiles
+    and the last round's remainder keep their worth."""
+    from strategies.terra_mystica.valuation import DEFAULT_WEIGHTS, Prices, favor_value
+
+    g = get_game(GAME)
+    state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
+    while state.stage != "play":
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    p = state.players[1]
+
+    def worth(tile, share):
+        w = {**DEFAULT_WEIGHTS, "favor_build": share}
+        return favor_value(state, p, tile, w, Prices.of(state, p, w))
+
+    standing = bin(p.b["D"]).count("1")
+    expected = 2 * min(8 - standing, 0.8 * 6)  # FAV11: 2 VP a dwelling, six builds' rounds
+    assert worth("FAV11", 1.0) - worth("FAV11", 0.0) == pytest.approx(expected)
+    assert worth("FAV11", 1.2) - worth("FAV11", 0.6) == pytest.approx(0.6 * expected)
+    tps = min(4 - bin(p.b["TP"]).count("1"), 0.5 * 6)  # FAV10: 3 VP a trading house
+    assert worth("FAV10", 1.0) - worth("FAV10", 0.0) == pytest.approx(3 * tps)
+    assert worth("FAV7", 2.0) == worth("FAV7", 0.0)  # an income tile: no build VP

@@ -51,6 +51,7 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "pass_vp": 0.0,  # VP the passes to come will pay for what stands now (tiles, bridges)
     "bridge_prospects": 0.0,  # the Engineers' pass VP for bridges still waiting for a building
     "build_room": 0.0,  # per dwelling still wanted that has free land in reach (build_room)
+    "favor_build": 0.6,  # share of a favour tile's VP per building still to come (favor_value)
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
@@ -345,7 +346,7 @@ def favor_value(s: TerraMysticaState, p: Player, tile: str, w: dict[str, float],
     for b, n in t["build_vp"].items():
         left = s.data.rules["buildings"][b] - count(p.b[b])
         per_round = 0.8 if b == "D" else 0.5
-        v += SPECULATIVE * n * min(left, per_round * now)
+        v += w["favor_build"] * n * min(left, per_round * now)
     table = t["pass_tp_vp"]
     if len(table) > 1:
         v += SPECULATIVE * now * table[min(count(p.b["TP"]) + 1, len(table) - 1)]
