@@ -336,8 +336,8 @@ def test_round_next_counts_what_next_rounds_tile_would_pay_for():
 
 def test_favor_build_scales_what_a_favour_tile_pays_for_buildings_to_come():
     """favor_build: the share counted of a favour tile's VP per dwelling (or trading house)
-    still to come, for the rounds left (this one too) and the supply left; other tiles
-    and the last round's remainder keep their worth."""
+    still to come, for the rounds left (this one too) and the supply left; a tile that pays
+    no VP for building keeps its worth."""
     from strategies.terra_mystica.valuation import DEFAULT_WEIGHTS, Prices, favor_value
 
     g = get_game(GAME)

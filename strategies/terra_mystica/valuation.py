@@ -71,8 +71,8 @@ ABILITY_VALUE: Final[dict[str, float]] = {
 # A building's worth beyond its income, by kind: a trading house is the way to temples and the
 # stronghold, and counts double for towns and power offers.
 BUILDING_WORTH: Final[dict[str, float]] = {"D": 1.0, "TP": 2.5, "TE": 3.0, "SH": 5.0, "SA": 3.5}
-# How much of a favour tile's VP for buildings and passing still to come the bots count on:
-# they build less than a tile's best case.
+# How much of a favour tile's VP for passing still to come the bots count on: they build
+# less than a tile's best case. (Its VP for buildings to come is the `favor_build` weight.)
 SPECULATIVE: Final = 0.6
 NETWORK_SHARE: Final = 0.15  # the network term's weight in round 1; it grows to 1 by the end
 
