@@ -258,6 +258,15 @@ def test_the_bots_price_actions_as_the_engine_charges(table):
     assert {"build", "upgrade", "ACT6"} <= kinds | tried and wanted <= tried, (kinds, wanted)
 
 
+def first_turn():
+    """A 4-player game (the Witches in seat 1) at its first turn, set up by greedy."""
+    state = get_game(GAME).new_state(["mermaids", "witches", "giants", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
+    while state.stage != "play":
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    return state
+
+
 def test_build_room_counts_the_land_a_player_can_still_build_on():
     """build_room: nothing without free land in reach or rounds to come; more with a longer reach;
     never more than the dwellings still wanted, and close to them with land to spare."""
@@ -267,11 +276,7 @@ def test_build_room_counts_the_land_a_player_can_still_build_on():
         p = s.players[1]
         return build_room(s, p, land_worth(s, p, land_in_reach(s, p))[1])
 
-    g = get_game(GAME)
-    state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
-    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
-    while state.stage != "play":
-        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    state = first_turn()
     p = state.players[1]  # the Witches: their dwellings stand by the river
     want = min(8 - bin(p.b["D"]).count("1"), 2 * (6 - state.round))
     now = room_of(state)
@@ -300,11 +305,7 @@ def test_round_next_counts_what_next_rounds_tile_would_pay_for():
     for dwellings by land; nothing in the last round or for a town tile."""
     from strategies.terra_mystica.valuation import income_of, land_in_reach, land_worth, round_next
 
-    g = get_game(GAME)
-    state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
-    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
-    while state.stage != "play":
-        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    state = first_turn()
 
     def value(s, tile):
         s.scoring_tiles[s.round] = tile  # the next round's (rounds count from 1)
@@ -340,11 +341,7 @@ def test_favor_build_scales_what_a_favour_tile_pays_for_buildings_to_come():
     no VP for building keeps its worth."""
     from strategies.terra_mystica.valuation import DEFAULT_WEIGHTS, Prices, favor_value
 
-    g = get_game(GAME)
-    state = g.new_state(["mermaids", "witches", "giants", "darklings"], 3)
-    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
-    while state.stage != "play":
-        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    state = first_turn()
     p = state.players[1]
 
     def worth(tile, share):
