@@ -355,3 +355,53 @@ def test_favor_build_scales_what_a_favour_tile_pays_for_buildings_to_come():
     tps = min(4 - bin(p.b["TP"]).count("1"), 0.5 * 6)  # FAV10: 3 VP a trading house
     assert worth("FAV10", 1.0) - worth("FAV10", 0.0) == pytest.approx(3 * tps)
     assert worth("FAV7", 2.0) == worth("FAV7", 0.0)  # an income tile: no build VP
+
+
+def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
+    """The Chaos Magicians' double turn scores what its two actions are worth, played out by the
+    same look-ahead: more than the best single action when both pay, not a flat guess below it;
+    never a pass, and no candidate at all when no action would pay."""
+    from strategies.terra_mystica.funding import funded_actions
+
+    state = get_game(GAME).new_state(["chaos-magicians", "witches", "halflings", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
+    actc = Action("action", ("ACTC",))
+    for _ in range(600):  # play on, the Chaos Magicians kept in funds, until ACTC is theirs to take
+        seat, legal = state.current_player(), state.legal_actions()
+        if state.stage == "play" and seat == 0 and not state.pending and state.actions_left:
+            p = state.players[0]
+            p.workers, p.coins = max(p.workers, 12), max(p.coins, 20)
+            if actc in legal:
+                break
+            sh = [a for a in legal if a.kind == "upgrade" and a.args[1] == "SH"]
+            if sh and state.round >= 2:
+                state.apply(sh[0])
+                continue
+        state.apply(bots[seat].choose(state, legal))
+    assert actc in state.legal_actions()
+    greedy, p = bots[0], state.players[0]
+    legal = state.legal_actions()
+    cands = funded_actions(state, p, legal)
+    others = [a for a in cands if a != actc and a.kind != "pass"]
+    singles = greedy.evaluate(state, 0, p, others, cands)
+    best_single = max(v for v, _ in singles)
+    [(double, _)] = greedy.evaluate(state, 0, p, [actc], cands)
+    assert best_single > 2.5  # the old flat guess for the extra action would lose to it
+    assert double > best_single
+
+    c = state.clone()
+    c.apply(actc)
+    assert c.actions_left == 2
+    before = sum(bin(m).count("1") for m in c.players[0].b.values()), c.players[0].workers
+    greedy.play_out_turn(c, 0)
+    assert c.actions_left == 0  # both actions played
+    assert (sum(bin(m).count("1") for m in c.players[0].b.values()), c.players[0].workers) != before
+    assert c.players[0].workers < before[1]
+    assert not c.players[0].passed  # a double turn is never spent on passing
+
+    broke = state.clone()  # nothing to pay for an action with: the double turn is no candidate
+    q = broke.players[0]
+    q.workers = q.coins = q.priests = q.p1 = q.p2 = q.p3 = 0
+    cands = funded_actions(broke, q, broke.legal_actions())
+    assert actc in cands
+    assert greedy.evaluate(broke, 0, q, [actc], cands) == []

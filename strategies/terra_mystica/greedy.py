@@ -288,8 +288,37 @@ class GreedyStrategy(WeightedStrategy):
                 c.do(f)
             c.do(a)
             self.settle(c, seat)
+            if c.actions_left > 1 and not self.play_out_turn(c, seat):
+                continue  # a double turn with nothing worth doing in it: no candidate now
             out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
         return out
+
+    def play_out_turn(self, c: TerraMysticaState, seat: int) -> bool:
+        """A double turn's actions, on a look-ahead copy, each the best of the same one-ply
+        look-ahead: the Chaos Magicians' double turn is worth the actions it buys, which a flat
+        guess (pending_value's) cannot see. Passing is not one of them: a double turn spent on
+        a pass is a pass (with the flat guess, every double turn the bots took was followed by
+        their pass: 110 of 110 in 400 games). False when not even the first action pays. The
+        actions played cannot grant another double turn."""
+        played = False
+        while (c.actions_left and c.stage == "play" and not c.pending
+               and c.current_player() == seat):
+            p = c.players[seat]
+            cands = {a: f for a, f in funded_actions(c, p, c.legal_actions()).items()
+                     if a.kind != "pass"}
+            top = prefilter.prune(c, p, cands, self.w, self.p["top_k"], self.bias)
+            scored = self.evaluate(c, seat, p, top, cands)
+            if not scored:
+                break
+            v, a = max(scored, key=lambda t: t[0])
+            if v < self.w["pass_margin"]:
+                break
+            for f in cands[a]:
+                c.do(f)
+            c.do(a)
+            self.settle(c, seat)
+            played = True
+        return played
 
     def settle(self, c: TerraMysticaState, seat: int) -> None:
         """Play seat's own follow-ups on a look-ahead copy as the real decisions would: the
