@@ -284,10 +284,7 @@ class GreedyStrategy(WeightedStrategy):
         out = []
         for a in top:
             c = state.clone()
-            for f in cands[a]:
-                c.do(f)
-            c.do(a)
-            self.settle(c, seat)
+            self.play_on(c, seat, [*cands[a], a])
             if c.actions_left > 1 and not self.play_out_turn(c, seat):
                 continue  # a double turn with nothing worth doing in it: no candidate now
             out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
@@ -306,19 +303,27 @@ class GreedyStrategy(WeightedStrategy):
             p = c.players[seat]
             cands = {a: f for a, f in funded_actions(c, p, c.legal_actions()).items()
                      if a.kind != "pass"}
-            top = prefilter.prune(c, p, cands, self.w, self.p["top_k"], self.bias)
-            scored = self.evaluate(c, seat, p, top, cands)
+            scored = self.scored(c, seat, p, cands)
             if not scored:
                 break
             v, a = max(scored, key=lambda t: t[0])
             if v < self.w["pass_margin"]:
                 break
-            for f in cands[a]:
-                c.do(f)
-            c.do(a)
-            self.settle(c, seat)
+            self.play_on(c, seat, [*cands[a], a])
             played = True
         return played
+
+    def scored(self, c: TerraMysticaState, seat: int, p: Player,
+               cands: dict[Action, list]) -> list[tuple[float, Action]]:
+        """Look-ahead scores of the candidates the cheap estimate keeps."""
+        top = prefilter.prune(c, p, cands, self.w, self.p["top_k"], self.bias)
+        return self.evaluate(c, seat, p, top, cands)
+
+    def play_on(self, c: TerraMysticaState, seat: int, seq: list[Action]) -> None:
+        """Play seq (conversions, then their action) on a look-ahead copy, with its follow-ups."""
+        for a in seq:
+            c.do(a)
+        self.settle(c, seat)
 
     def settle(self, c: TerraMysticaState, seat: int) -> None:
         """Play seat's own follow-ups on a look-ahead copy as the real decisions would: the
@@ -340,8 +345,7 @@ class GreedyStrategy(WeightedStrategy):
         """Scored main actions (best first) and the conversions each needs."""
         def look() -> tuple[list[tuple[float, Action]], dict[Action, list]]:
             cands = funded_actions(state, p, legal)
-            top = prefilter.prune(state, p, cands, self.w, self.p["top_k"], self.bias)
-            return self.evaluate(state, seat, p, top, cands), cands
+            return self.scored(state, seat, p, cands), cands
 
         scored, cands = self.memoised("ranked", look)
         if self.noise:
