@@ -433,7 +433,9 @@ def round_tile(s: TerraMysticaState, r: int) -> dict | None:
 
 def pending_value(s: TerraMysticaState, p: Player, w: dict[str, float], pr: Prices) -> float:
     """Follow-ups owed to p that a look-ahead stopped short of: favour and town tiles, cult
-    steps, free spades and the specials' one-shot moves, a bridge, the double turn's actions."""
+    steps, free spades and the specials' one-shot moves, a bridge. A double turn's second action
+    gets no guess: greedy plays it out (GreedyStrategy.play_out_turn), and a guess in the state
+    it starts from would raise the bar its first action must clear by as much."""
     v = 0.0
     seat = p.seat
     for e in s.pending:
@@ -464,8 +466,6 @@ def pending_value(s: TerraMysticaState, p: Player, w: dict[str, float], pr: Pric
             v += 1.5
     if s.pending and s.pending[0][1] == seat and s.spade:
         v += s.spade.get("free", 0) * spade_value(s, p, pr) * 0.5
-    if s.stage == "play" and not s.pending and s.order[s.turn] == seat and s.actions_left > 1:
-        v += 2.5 * (s.actions_left - 1)
     return v
 
 
