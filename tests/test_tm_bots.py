@@ -359,8 +359,8 @@ def test_favor_build_scales_what_a_favour_tile_pays_for_buildings_to_come():
 
 def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
     """The Chaos Magicians' double turn scores what its two actions are worth, played out by the
-    same look-ahead: more than the best single action when both pay, not a flat guess below it;
-    never a pass, and no candidate at all when no action would pay."""
+    same look-ahead: more than the best single action when both pay; never a pass, and no
+    candidate at all when no action would pay."""
     from strategies.terra_mystica.funding import funded_actions
 
     state = get_game(GAME).new_state(["chaos-magicians", "witches", "halflings", "darklings"], 3)
@@ -386,7 +386,7 @@ def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
     singles = greedy.evaluate(state, 0, p, others, cands)
     best_single = max(v for v, _ in singles)
     [(double, _)] = greedy.evaluate(state, 0, p, [actc], cands)
-    assert best_single > 2.5  # the old flat guess for the extra action would lose to it
+    assert best_single > greedy.w["pass_margin"]  # worth a turn of its own
     assert double > best_single
 
     c = state.clone()
@@ -404,3 +404,33 @@ def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
     cands = funded_actions(broke, q, broke.legal_actions())
     assert actc in cands
     assert greedy.evaluate(broke, 0, q, [actc], cands) == []
+
+
+def test_power_tempo_lifts_the_board_power_actions_and_nothing_else():
+    """power_tempo: every board power action's look-ahead score rises by the weight, every other
+    candidate's stays; a high one makes greedy open its turn with one."""
+    from strategies.terra_mystica.funding import funded_actions
+
+    state = first_turn()
+    seat = state.current_player()
+    p = state.players[seat]
+    p.p1, p.p2, p.p3 = 0, 0, 12  # every power action affordable (a bridge needs a site)
+    legal = state.legal_actions()
+    cands = funded_actions(state, p, legal)
+    mains = [a for a in cands if a.kind != "pass"]
+    power = {a for a in mains if a.kind == "action" and a.args[0] in state.data.tiles.power_actions}
+    assert {"ACT2", "ACT3", "ACT4", "ACT5", "ACT6"} <= {a.args[0] for a in power}
+
+    def scores(tempo: float) -> dict:
+        bot = make_strategy(("greedy", {"weights": {"power_tempo": tempo}}), random.Random(0), GAME)
+        bot.seat(bot.faction_of(p))
+        return {a: v for v, a in bot.evaluate(state, seat, p, mains, cands)}
+
+    low, high = scores(0.0), scores(3.0)
+    assert low.keys() == high.keys() == set(mains)
+    for a in mains:
+        assert high[a] == pytest.approx(low[a] + (3.0 if a in power else 0.0)), a
+    eager = make_strategy(("greedy", {"weights": {"power_tempo": 50.0}}), random.Random(0), GAME)
+    choice = eager.choose(state, legal)
+    main = eager.queued[-1] if eager.queued else choice
+    assert main in power

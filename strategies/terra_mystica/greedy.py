@@ -287,7 +287,10 @@ class GreedyStrategy(WeightedStrategy):
             self.play_on(c, seat, [*cands[a], a])
             if c.actions_left > 1 and not self.play_out_turn(c, seat):
                 continue  # a double turn with nothing worth doing in it: no candidate now
-            out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
+            v = valuation(c, seat, ctx) - base + self.bias(state, p, a)
+            if a.kind == "action" and a.args[0] in state.data.tiles.power_actions:
+                v += self.w["power_tempo"]
+            out.append((v, a))
         return out
 
     def play_out_turn(self, c: TerraMysticaState, seat: int) -> bool:

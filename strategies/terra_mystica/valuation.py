@@ -43,6 +43,9 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "round_now": 1.0,  # the current round tile's VP (prefilter emphasis)
     "round_next": 0.0,  # VP next round's tile would pay for what can be afforded then
     "power_action": 0.0,  # extra liking for board power actions (prefilter)
+    # A board power action's worth beyond what it pays, in the look-ahead: first come, first
+    # served, and what it buys funds the round's later actions, which one ply cannot see.
+    "power_tempo": 0.0,
     "cluster": 0.5,  # building next to own buildings (prefilter and hex choice)
     "spread": 0.0,  # building away from own buildings, into new ground (prefilter)
     "advance": 0.0,  # extra liking for shipping and digging advances (prefilter)
