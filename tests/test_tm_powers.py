@@ -39,3 +39,21 @@ def test_a_weight_change_is_tried_on_the_same_deals_as_the_shipped_bot():
         assert bots_a[i % 4] == ("greedy", {"ability": 2.0}) and bots_b[i % 4] == "greedy"
         assert [b for k, b in enumerate(bots_a) if k != i % 4] == [
             b for k, b in enumerate(bots_b) if k != i % 4]
+
+
+def test_a_weight_change_for_any_faction_rotates_its_seat_over_deals_the_seed_deals(capsys):
+    """bench_bots --faction any: the changed seat is deal % 4, the factions are the deal seed's
+    (the same in both games), and the paired report reads each seat's own rule."""
+    from strategies.terra_mystica.bench_bots import ANY, variant_jobs, variant_report
+
+    jobs = variant_jobs(ANY, {"power_tempo": 0.0}, 4, 5)
+    for i in range(4):
+        (bots_a, seed_a, f_a, n_a), (bots_b, seed_b, f_b, n_b) = jobs[2 * i], jobs[2 * i + 1]
+        assert (seed_a, f_a, n_a) == (seed_b, f_b, n_b) == (5 + i, None, 4)
+        assert bots_a[i % 4] == ("greedy", {"power_tempo": 0.0}) and bots_b[i % 4] == "greedy"
+        assert [b for k, b in enumerate(bots_a) if k != i % 4] == [
+            b for k, b in enumerate(bots_b) if k != i % 4]
+    variant_report(ANY, {"power_tempo": 0.0}, 2, 5, 1)
+    out = capsys.readouterr().out
+    assert "in a seat of every faction in turn, 2 deals" in out
+    assert "its own rule" in out and "paired margin difference" in out

@@ -12,6 +12,8 @@ With `--faction F --weights name=value,...` it answers one question instead: doe
 those weights (laid over F's tuned ones) play F better, and does it use F's power more? F sits
 in every game (seat rotating, the other seats the scripted roster); each deal is played once
 with the changed greedy in F's seat and once with the shipped one, and the margins are paired.
+`--faction any` asks it of every faction at once: the changed seat rotates and each deal's seed
+draws its factions.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ TARGETS = {
     "swarmlings": 2.0, "chaos-magicians": 2.0, "giants": 2.0, "nomads": 2.0,
 }
 EXTRA_RULES = ("darklings-sh-conversion",)
+ANY = "any"  # --faction any: the changed greedy sits in seat deal % 4, whatever its faction
 SHARED = ("favour-tile", "town", "cult-step", "send-priest", "advance-ship", "advance-dig",
           "power-action", "bridge", "leech-taken", "leech-declined", "burn", "convert",
           "stronghold", "sanctuary", "temple", "trading-house", "dwelling")
@@ -178,30 +181,35 @@ def seatings(faction: str, games: int) -> list[list[str]]:
 
 def variant_jobs(faction: str, weights: dict[str, float], deals: int,
                  seed: int) -> list[tuple[Any, ...]]:
-    """Two games a deal: greedy with `weights` in the faction's seat, then the shipped greedy;
-    the other seats draw from the roster."""
+    """Two games a deal: greedy with `weights` in the faction's seat (with ANY, in seat
+    deal % 4, whatever its faction), then the shipped greedy; the other seats draw from the
+    roster."""
     rng = random.Random(seed)
     jobs: list[tuple[Any, ...]] = []
-    for i, factions in enumerate(seatings(faction, deals)):
-        bots: list[Any] = [rng.choice(SCRIPTED) for _ in factions]
+    deal_factions = (seatings(faction, deals) if faction != ANY
+                     else [None] * deals)  # each deal's seed draws its factions
+    for i, factions in enumerate(deal_factions):
+        bots: list[Any] = [rng.choice(SCRIPTED) for _ in range(4)]
         for mine in (("greedy", dict(weights)), "greedy"):
             bots[i % 4] = mine
-            jobs.append((list(bots), seed + i, factions, len(factions)))
+            jobs.append((list(bots), seed + i, factions, 4))
     return jobs
 
 
 def variant_report(faction: str, weights: dict[str, float], deals: int, seed: int,
                    workers: int) -> None:
     res = run(variant_jobs(faction, weights, deals, seed), workers)
-    rule = FACTION_RULES[faction]
     changed = ", ".join(f"{k}={v}" for k, v in weights.items())
-    print(f"== greedy with {changed} against the shipped greedy in the {faction} seat, "
+    where = "a seat of every faction in turn" if faction == ANY else f"the {faction} seat"
+    print(f"== greedy with {changed} against the shipped greedy in {where}, "
           f"{deals} deals played both ways")
+    rule = "its own rule" if faction == ANY else FACTION_RULES[faction]
     margins = []
     for rows, label in ((res[0::2], f"greedy, {changed}"), (res[1::2], "greedy (shipped)")):
-        pairs = [(r, r["factions"].index(faction)) for r in rows]
+        pairs = [(r, i % 4 if faction == ANY else r["factions"].index(faction))
+                 for i, r in enumerate(rows)]
         margins.append([bench.seat_margin(r["vp"], s) for r, s in pairs])
-        own = statistics.mean(r["uses"][s][rule] for r, s in pairs)
+        own = statistics.mean(r["uses"][s][FACTION_RULES[r["factions"][s]]] for r, s in pairs)
         sh = statistics.mean(r["uses"][s]["stronghold"] for r, s in pairs)
         print(f"  {label:<36} {rule} {own:5.2f}/game  strongholds {sh:4.2f}/game  "
               f"VP margin {statistics.mean(margins[-1]):+6.2f}")
@@ -229,9 +237,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--roster-games", type=int, default=300, help="4-player roster games")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--faction", choices=sorted(FACTION_RULES),
+    ap.add_argument("--faction", choices=[*sorted(FACTION_RULES), ANY],
                     help="only compare greedy with --weights against the shipped greedy in "
-                         "this faction's seat")
+                         f"this faction's seat ({ANY}: a seat of every faction in turn)")
     ap.add_argument("--weights", default="", help="name=value,... (with --faction)")
     ap.add_argument("--deals", type=int, default=200, help="deals for --faction")
     args = ap.parse_args(argv)
