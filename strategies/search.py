@@ -100,6 +100,10 @@ class SearchStrategy(Strategy):
                 raise ValueError(f"mcts: {key} must be a number, got {self.p[key]!r}")
         self.heuristic = self._heuristic(Heuristic)
         self.at = Memo()  # the memo of the state a simulation has reached
+        # The last searched decision's root moves and the index of the one played: a bench
+        # reads what the search chose beside what the heuristic put first.
+        self.options: list[tuple[list[Any], float]] = []
+        self.picked = 0
 
     def _heuristic(self, cls: Any) -> Heuristic:
         return cls(self.rng, self.p["candidates"], float(self.p["rollout_noise"]))
@@ -113,7 +117,9 @@ class SearchStrategy(Strategy):
         if forced is not None:
             return forced
         options = self.heuristic.root_moves(state, legal)
+        self.options = options
         if len(options) == 1 or self.p["simulations"] <= len(options):
+            self.picked = 0
             return options[0][0][0]
         root = Node(state.current_player(), options)
         horizon = self.p["horizon"]
@@ -123,7 +129,8 @@ class SearchStrategy(Strategy):
             self.at = memo
             self.simulate(state, root, last_round)
         self.at = Memo()
-        return root.moves[root.best()][0]
+        self.picked = root.best()
+        return root.moves[self.picked][0]
 
     def _apply(self, s: Any, a: Any) -> None:
         s.apply(a)

@@ -1,0 +1,30 @@
+"""strategies.terra_mystica.teacher: greedy's first choice beside the search bot's, by family."""
+
+import pytest
+
+from strategies.terra_mystica.teacher import PASS, compare, jobs, table
+
+
+def test_a_search_without_simulations_plays_greedys_first_choice():
+    """With no simulations the search plays its first root move, greedy's best: every recorded
+    turn agrees, except where that move falls short of the pass margin (greedy would pass)."""
+    search = ("mcts", {"simulations": 0}, "mcts-0")
+    [job] = jobs(search, 1, 11)
+    bots, seed, factions, players = job
+    assert bots.count(search) == 1 and bots[0] == search
+    pairs = compare(bots, seed, factions, players)["pairs"]
+    assert len(pairs) > 10
+    assert all(g == s for g, s in pairs if g != PASS)
+    assert any(s.startswith(("build", "upgrade")) for _, s in pairs)
+
+
+def test_the_table_shares_each_side_and_puts_the_widest_gap_first():
+    pairs = [("build", "action-ACT2"), ("build", "build"), ("pass", "action-ACT2"),
+             ("send", "send")]
+    rows = table(pairs)
+    assert rows[0] == ("action-ACT2", 0.0, 0.5)
+    by = {f: (g, s) for f, g, s in rows}
+    assert by["build"] == (0.5, 0.25) and by["pass"] == (0.25, 0.0)
+    assert by["send"] == (0.25, 0.25)
+    assert sum(g for g, _ in by.values()) == pytest.approx(1.0)
+    assert sum(s for _, s in by.values()) == pytest.approx(1.0)
