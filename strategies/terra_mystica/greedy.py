@@ -295,11 +295,11 @@ class GreedyStrategy(WeightedStrategy):
 
     def play_out_turn(self, c: TerraMysticaState, seat: int) -> bool:
         """A double turn's actions, on a look-ahead copy, each the best of the same one-ply
-        look-ahead: the Chaos Magicians' double turn is worth the actions it buys, which a flat
-        guess (pending_value's) cannot see. Passing is not one of them: a double turn spent on
-        a pass is a pass (with the flat guess, every double turn the bots took was followed by
-        their pass: 110 of 110 in 400 games). False when not even the first action pays. The
-        actions played cannot grant another double turn."""
+        look-ahead: the Chaos Magicians' double turn is worth the actions it buys, which the
+        flat guess the valuation used to make could not see. Passing is not one of them: a
+        double turn spent on a pass is a pass (with the flat guess, every double turn the bots
+        took was followed by their pass: 110 of 110 in 400 games). False when not even the
+        first action pays. The actions played cannot grant another double turn."""
         played = False
         while (c.actions_left and c.stage == "play" and not c.pending
                and c.current_player() == seat):
