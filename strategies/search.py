@@ -100,8 +100,8 @@ class SearchStrategy(Strategy):
                 raise ValueError(f"mcts: {key} must be a number, got {self.p[key]!r}")
         self.heuristic = self._heuristic(Heuristic)
         self.at = Memo()  # the memo of the state a simulation has reached
-        # The last searched decision's root moves and the index of the one played: a bench
-        # reads what the search chose beside what the heuristic put first.
+        # The last decision's root moves (none when the heuristic decided it unsearched) and
+        # the index of the one played: a bench reads what the search chose beside them.
         self.options: list[tuple[list[Any], float]] = []
         self.picked = 0
 
@@ -113,6 +113,7 @@ class SearchStrategy(Strategy):
         self.heuristic = self._heuristic(getattr(kit, "HEURISTIC", Heuristic))
 
     def choose(self, state: Any, legal: list) -> Any:
+        self.options = []
         forced = self.heuristic.decide(state, legal)
         if forced is not None:
             return forced

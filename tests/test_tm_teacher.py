@@ -28,3 +28,16 @@ def test_the_table_shares_each_side_and_puts_the_widest_gap_first():
     assert by["send"] == (0.25, 0.25)
     assert sum(g for g, _ in by.values()) == pytest.approx(1.0)
     assert sum(s for _, s in by.values()) == pytest.approx(1.0)
+
+
+def test_watching_the_search_leaves_its_game_as_play_game_plays_it():
+    """The comparison only reads what the search chose: asking the heuristic again beforehand
+    made greedy's queued turn advance twice, and the games were not the search bot's."""
+    from terra_sim import play_game
+
+    search = ("mcts", {"simulations": 8}, "mcts-8")
+    [(bots, seed, factions, players)] = jobs(search, 1, 12)
+    watched = compare(bots, seed, factions, players)
+    assert watched["pairs"]
+    played = play_game("terra-mystica", factions, bots, seed, players=players, log_actions=False)
+    assert watched["vp"] == played.final_vp

@@ -23,7 +23,6 @@ from strategies import bench, make_strategy
 from strategies.registry import default_strategies
 from strategies.search import SearchStrategy
 from strategies.strength import search_bot
-from strategies.terra_mystica.heuristic import TerraMysticaHeuristic
 from strategies.terra_mystica.prefilter import family
 from terra_sim.core.rng import stream
 from terra_sim.games import get_game
@@ -40,15 +39,11 @@ def main_family(seq: list[Any]) -> str:
     return PASS if a.kind == "pass" else family(a)
 
 
-def greedy_first(search: SearchStrategy, state: TerraMysticaState) -> str:
-    """The family greedy would play at the root the search just searched."""
-    heuristic = search.heuristic
-    assert isinstance(heuristic, TerraMysticaHeuristic)
-    guide = heuristic.guides.to_move(state)
-    seq, prior = search.options[0]
-    if seq[-1].kind != "pass" and prior >= 0.1 * guide.w["pass_margin"]:
-        return main_family(seq)
-    return PASS
+def greedy_first(options: list[tuple[list[Any], float]]) -> str:
+    """The family greedy would play at a searched root: the heuristic's priors are greedy's
+    look-ahead scores (its pass's, the pass margin), best first, so greedy's choice is the
+    first root move with the highest prior."""
+    return main_family(max(options, key=lambda o: o[1])[0])
 
 
 def compare(bots: list[Any], seed: int, factions: list[str] | None = None,
@@ -60,14 +55,11 @@ def compare(bots: list[Any], seed: int, factions: list[str] | None = None,
     agents = [make_strategy(b, stream(seed, "strategy", i), GAME) for i, b in enumerate(bots)]
     pairs: list[tuple[str, str]] = []
     while not state.is_over():
-        legal = state.legal_actions()
         agent = agents[state.current_player()]
-        search = agent if isinstance(agent, SearchStrategy) else None
-        searched = search is not None and search.heuristic.decide(state, legal) is None
-        a = agent.choose(state, legal)
-        if search is not None and searched:
-            pairs.append((greedy_first(search, state),
-                          main_family(search.options[search.picked][0])))
+        a = agent.choose(state, state.legal_actions())
+        if isinstance(agent, SearchStrategy) and agent.options:  # a searched decision
+            pairs.append((greedy_first(agent.options),
+                          main_family(agent.options[agent.picked][0])))
         state.do(a)
     return {"bots": list(bots), "vp": state.vp(), "pairs": pairs}
 
