@@ -486,40 +486,52 @@ def building_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> floa
     return w["building"] * n * phase(s)
 
 
+# valuation's terms, in the order terms() lists them: the search's fitted leaf value (leaf.py)
+# weighs each by how well it foretells final VP.
+TERMS: Final[tuple[str, ...]] = (
+    "vp", "resources", "income", "buildings", "network", "cults", "town", "reach", "build_room",
+    "round_next", "ability", "opponent_adjacent", "dig", "pending", "stronghold_save",
+    "pass_vp", "bridge_prospects")
+
+
 def valuation(s: TerraMysticaState, seat: int, ctx: Context) -> float:
-    """seat's position in VP equivalents (higher is better)."""
+    """seat's position in VP equivalents (higher is better): the sum of its terms."""
+    return sum(terms(s, seat, ctx))
+
+
+def terms(s: TerraMysticaState, seat: int, ctx: Context) -> list[float]:
+    """valuation's terms for seat, named by TERMS; after the game, its VP alone."""
     p = s.players[seat]
     w = ctx.w
     if s.stage == "over":
-        return float(p.total_vp)
+        return [float(p.total_vp)] + [0.0] * (len(TERMS) - 1)
     pr = Prices.of(s, p, w)
     later = rounds_left(s)
-    v = float(p.total_vp) + resource_value(p, pr)
     inc = income_of(s, p)
-    v += later * w["income"] * income_value(inc, pr)
-    v += building_value(s, p, w)
     g = phase(s)
     share = NETWORK_SHARE + (1 - NETWORK_SHARE) * (1 - g)
     size = ctx.network(s, p)
     pts = place_points(size, ctx.other_networks, s.data.rules["network_vp"])
-    v += w["network"] * share * (pts + 0.6 * size * g)
-    v += cult_value(s, p, ctx, pr)
-    v += town_progress(s, p, w)
     reach, land = land_worth(s, p, land_in_reach(s, p))
-    v += w["reach"] * reach * g
-    if w["build_room"]:
-        v += w["build_room"] * build_room(s, p, land)
-    if w["round_next"]:
-        v += w["round_next"] * round_next(s, p, land, inc)
-    v += ability_value(s, p, w)
-    v += w["opponent_adjacent"] * opponent_contact(s, p) * g
-    if p.dig:
-        v += p.dig * 0.8 * later * pr.worker
-    v += pending_value(s, p, w, pr)
-    v += stronghold_saving(s, p, w)
-    v += w["pass_vp"] * pass_vp_due(s, p)
-    v += w["bridge_prospects"] * bridge_prospects(s, p)
-    return v
+    return [
+        float(p.total_vp),
+        resource_value(p, pr),
+        later * w["income"] * income_value(inc, pr),
+        building_value(s, p, w),
+        w["network"] * share * (pts + 0.6 * size * g),
+        cult_value(s, p, ctx, pr),
+        town_progress(s, p, w),
+        w["reach"] * reach * g,
+        w["build_room"] * build_room(s, p, land) if w["build_room"] else 0.0,
+        w["round_next"] * round_next(s, p, land, inc) if w["round_next"] else 0.0,
+        ability_value(s, p, w),
+        w["opponent_adjacent"] * opponent_contact(s, p) * g,
+        p.dig * 0.8 * later * pr.worker,
+        pending_value(s, p, w, pr),
+        stronghold_saving(s, p, w),
+        w["pass_vp"] * pass_vp_due(s, p),
+        w["bridge_prospects"] * bridge_prospects(s, p),
+    ]
 
 
 def passes_left(s: TerraMysticaState, p: Player) -> int:

@@ -316,19 +316,19 @@ def write_weights(path: Path, result: TuneResult, command: str, engine: str,
              "# opponents; holdout_* are on games the tuning never saw. Run the command again",
              "# after changing the game's data: tuned bots make the honest what-if.",
              "", "[provenance]"]
-    lines += [f"{k} = {_toml(v)}" for k, v in prov.items()]
-    lines += ["", "[weights]"] + [f"{k} = {_toml(v)}" for k, v in result.weights.items()]
+    lines += [f"{k} = {toml_value(v)}" for k, v in prov.items()]
+    lines += ["", "[weights]"] + [f"{k} = {toml_value(v)}" for k, v in result.weights.items()]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n")
     os.replace(tmp, path)
 
 
-def _toml(v: Any) -> str:
+def toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
         return repr(v)
     if isinstance(v, list):
-        return "[" + ", ".join(_toml(x) for x in v) + "]"
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
     return json.dumps(str(v))  # a TOML basic string is a JSON string
