@@ -1,7 +1,7 @@
 """What the search bot knows of Terra Mystica: greedy's best main actions as root moves (the
 burns and conversions that pay for an action and the action count as one move), a noisy greedy
 playout policy, playouts that stop at the round's end, and leaves valued by the scripted bots'
-valuation.
+valuation's terms, weighed by how well they foretell final VP (leaf.py).
 
 Setup, follow-ups, power offers and the free actions after a turn's action are left to greedy:
 searching them buys little.
@@ -14,6 +14,7 @@ from typing import Any
 
 from strategies.heuristic import Heuristic
 from strategies.terra_mystica.greedy import GreedyStrategy
+from strategies.terra_mystica.leaf import shipped
 from strategies.terra_mystica.valuation import Context, valuation
 from strategies.weighted import Seated
 
@@ -58,5 +59,10 @@ class TerraMysticaHeuristic(Heuristic):
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return [float(v) for v in state.vp()]
-        return [valuation(state, i, Context.of(state, i, self.guides[q].w))
-                for i, q in enumerate(state.players)]
+        leaf = shipped(len(state.players))
+        out = []
+        for i, q in enumerate(state.players):
+            ctx = Context.of(state, i, self.guides[q].w)
+            v = leaf.value(state, i, ctx) if leaf is not None else None
+            out.append(valuation(state, i, ctx) if v is None else v)
+        return out
