@@ -264,9 +264,36 @@ def test_resuming_after_a_bot_changed_is_refused(tmp_path):
         spec, "random"}
     bot.write_text(slow(0.001))
     sys.modules.pop(next(m for m in sys.modules if m.startswith("_terra_sim_bot_slow")))
-    with pytest.raises(UserError, match=f"the code of strategy {spec} changed"):
+    with pytest.raises(UserError, match=f"the code or tuned data of strategy {spec} changed"):
         run_tournament(resume=out)
     assert run_tournament(resume=out, force=True).stats.games == 0
+
+
+def test_resuming_after_a_bots_tuned_data_changed_is_refused(tmp_path):
+    """Tuned weights (and a search's leaf model) change how a bot plays as surely as its code:
+    the files in a tuned/ folder beside the bot's code count."""
+    bot = tmp_path / "slow.py"
+    bot.write_text(slow(0.001))
+    (tmp_path / "tuned").mkdir()
+    (tmp_path / "tuned" / "slow.toml").write_text("[weights]\nx = 1.0\n")
+    out = tmp_path / "r"
+    spec = f"{bot}:Slow"
+    run_tournament(out=out, games=2, strategies=f"{spec},random", workers=1, chunk_size=1)
+    (tmp_path / "tuned" / "slow.toml").write_text("[weights]\nx = 2.0\n")
+    with pytest.raises(UserError, match=f"tuned data of strategy {spec} changed"):
+        run_tournament(resume=out)
+
+
+def test_a_search_bots_code_hash_covers_its_game_heuristic_and_the_tuned_files():
+    import random
+
+    from strategies import make_strategy
+    from terra_sim.run.code import code_files
+
+    names = {n for n, _ in code_files(make_strategy("mcts", random.Random(0), "terra-mystica"))}
+    assert {"strategies.search", "strategies.terra_mystica.heuristic",
+            "strategies.terra_mystica.leaf", "terra_mystica/tuned/search-leaf-4p.toml",
+            "terra_mystica/tuned/greedy-witches.toml"} <= names
 
 
 # ---------------------------------------------------------------- broken folders

@@ -1,6 +1,6 @@
-"""The code a run was played with: a hash of each strategy's source, recorded in the manifest,
-so that a resumed run (or a Dask worker) with other bot code is noticed instead of mixing games
-of two versions of a bot in one run."""
+"""The code a run was played with: a hash of each strategy's source and of the tuned data beside
+it, recorded in the manifest, so that a resumed run (or a Dask worker) with other bot code or
+other tuned weights is noticed instead of mixing games of two versions of a bot in one run."""
 
 import hashlib
 import inspect
@@ -22,11 +22,11 @@ def _source_file(module: Any) -> Path | None:
     return path if path.is_file() else None
 
 
-def _code_modules(cls: type) -> list[Any]:
-    """The modules a strategy's code lives in: those of its class and base classes, and the
-    modules of its own package (or file) that they use, followed to the end."""
+def _code_modules(*classes: type) -> list[Any]:
+    """The modules a strategy's code lives in: those of its classes and their base classes, and
+    the modules of their own package (or file) that they use, followed to the end."""
     seen: dict[str, Any] = {}
-    todo = [k.__module__ for k in cls.__mro__ if k.__module__ != "builtins"]
+    todo = [k.__module__ for cls in classes for k in cls.__mro__ if k.__module__ != "builtins"]
     tops = {name.split(".")[0] for name in todo}
     while todo:
         name = todo.pop()
@@ -42,18 +42,37 @@ def _code_modules(cls: type) -> list[Any]:
     return [seen[k] for k in sorted(seen)]
 
 
+def code_files(bot: Any) -> list[tuple[str, Path | None]]:
+    """What a bot plays by, as (name, file): the source of its code modules, those of the parts
+    it holds (a search bot's game heuristic, bound at run time), and the tuned data (weights, a
+    search's leaf model) in a `tuned/` folder beside any of them. None: a module whose source
+    is not on disk."""
+    top = type(bot).__module__.split(".")[0]
+    parts = [type(v) for v in vars(bot).values()
+             if type(v).__module__.split(".")[0] == top and not inspect.isclass(v)]
+    out: list[tuple[str, Path | None]] = []
+    folders: set[Path] = set()
+    for module in _code_modules(type(bot), *parts):
+        source = _source_file(module)
+        out.append((module.__name__, source))
+        if source is not None:
+            folders.add(source.parent / "tuned")
+    for folder in sorted(folders):
+        out += [(f"{folder.parent.name}/tuned/{f.name}", f) for f in sorted(folder.glob("*.toml"))]
+    return out
+
+
 def strategy_code(cfg: RunConfig) -> dict[str, str]:
-    """A hash of each strategy's source code, by strategy name: a resumed run compares them,
-    so that games of two versions of a bot do not mix in one run unnoticed."""
+    """A hash of each strategy's code and tuned data, by strategy name: a resumed run compares
+    them, so that games of two versions of a bot do not mix in one run unnoticed."""
     import strategies
 
     out = {}
     for name in cfg.strategies or ():
         bot = strategies.make_strategy(strategy_spec(cfg, name), random.Random(0), cfg.game)
         digest = hashlib.sha256()
-        for module in _code_modules(type(bot)):
-            source = _source_file(module)
-            digest.update(module.__name__.encode() + b"\0")
-            digest.update(source.read_bytes() if source else b"?")
+        for label, path in code_files(bot):
+            digest.update(label.encode() + b"\0")
+            digest.update(path.read_bytes() if path else b"?")
         out[name] = digest.hexdigest()[:16]
     return out

@@ -101,7 +101,7 @@ def _differences(expected: dict[str, Any], found: dict[str, Any]) -> str:
     bots = sorted(k for k in set(expected["strategy_code"]) | set(found["strategy_code"])
                   if expected["strategy_code"].get(k) != found["strategy_code"].get(k))
     if bots:
-        out.append(f"the code of strategy {', '.join(bots)}")
+        out.append(f"the code or tuned data of strategy {', '.join(bots)}")
     return "; ".join(out)
 
 

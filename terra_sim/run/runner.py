@@ -159,7 +159,7 @@ def _code_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     was = old.get("strategy_code") or {}
     changed = [k for k, v in new["strategy_code"].items() if k in was and was[k] != v]
     if changed:
-        out.append(f"the code of strategy {', '.join(changed)} changed")
+        out.append(f"the code or tuned data of strategy {', '.join(changed)} changed")
     return out
 
 
