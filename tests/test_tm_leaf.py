@@ -123,7 +123,7 @@ def test_recording_a_game_leaves_it_as_play_game_plays_it():
 def test_the_command_writes_a_model_the_search_can_read(tmp_path, capsys):
     out = tmp_path / "leaf.toml"
     fit_leaf.main(["--games", "6", "--holdout", "2", "--workers", "1", "--seed", "5",
-               "--out", str(out)])
+                   "--out", str(out)])
     model = LeafModel.read(out)
     assert sorted(model.rounds) == [2, 3, 4, 5, 6]
     coef, faction = model.rounds[3]
@@ -136,13 +136,15 @@ def test_the_command_writes_a_model_the_search_can_read(tmp_path, capsys):
     # the same seed fits the same model
     again = tmp_path / "again.toml"
     fit_leaf.main(["--games", "6", "--holdout", "2", "--workers", "1", "--seed", "5",
-               "--out", str(again)])
+                   "--out", str(again)])
     assert LeafModel.read(again).rounds == model.rounds
 
 
 @pytest.mark.parametrize("body, says", [
     ("[round.2.terms]\nvp = 1.0\n", "has terms"),
     ("[round.x]\nvp = 1\n", "not a round"),
+    ("round = 3\n", "not a round"),
+    ("[round.2]\nterms = 1\n", "not a round"),
     ("", "no [round.N]"),
     ("[round.2", "cannot read"),
 ])

@@ -49,11 +49,13 @@ class LeafModel:
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ValueError(f"cannot read the search's leaf model {path}: {e}") from None
         rounds: dict[int, tuple[list[float], dict[str, float]]] = {}
-        for key, table in data.get("round", {}).items():
-            if not key.isdigit() or not isinstance(table, dict):
-                raise ValueError(f"{path}: [round.{key}] is not a round's table")
-            coef = table.get("terms", {})
-            faction = table.get("faction", {})
+        tables = data.get("round", {})
+        for key, table in (tables.items() if isinstance(tables, dict) else [("", None)]):
+            coef = table.get("terms", {}) if isinstance(table, dict) else None
+            faction = table.get("faction", {}) if isinstance(table, dict) else None
+            if not (key.isdigit() and isinstance(coef, dict) and isinstance(faction, dict)):
+                raise ValueError(f"{path}: [round.{key}] is not a round's terms and faction "
+                                 "tables")
             if set(coef) != set(TERMS):  # the valuation's terms changed since the fit: refit
                 raise ValueError(f"{path}: round {key} has terms {sorted(coef)}, the valuation "
                                  f"{sorted(TERMS)}; run python -m "
