@@ -21,7 +21,7 @@ from terra_sim.games import DEFAULT_GAME
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--force", is_flag=True,
               help="Resume a rung's run even though the game data, the engine or a bot's code "
-                   "changed since it began.")
+                   "or tuned data changed since it began.")
 def ladder(config, game, players, games, seed, workers, factions, out, no_actions,
            force) -> None:
     """Does the faction ranking still move as the bots get stronger?

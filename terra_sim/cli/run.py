@@ -72,8 +72,8 @@ def _report(run_dir, open_: bool) -> None:
               help="Seconds a bot may think about one decision; a bot still thinking is "
                    "interrupted and its game logged as an error (default: no limit).")
 @click.option("--force", is_flag=True,
-              help="Resume even though the game data, the engine or a bot's code changed "
-                   "since the run began (the manifest records it).")
+              help="Resume even though the game data, the engine or a bot's code or tuned "
+                   "data changed since the run began (the manifest records it).")
 @click.option("--no-actions", is_flag=True, help="Skip the per-action log (faster, smaller).")
 @click.option("--no-report", is_flag=True, help="Do not build the report.")
 @click.option("--until-ci", type=float, metavar="W",
