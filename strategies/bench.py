@@ -14,12 +14,22 @@ from functools import partial
 from multiprocessing import Pool
 from typing import Any
 
+from strategies.base import Strategy
+from strategies.registry import make_strategy
+from terra_sim.core.rng import stream
+
 Play = Callable[..., dict[str, Any]]
 
 
 def _job(play: Play, job: tuple[Any, ...]) -> dict[str, Any]:
     bots, seed, factions, players = job
     return play(list(bots), seed, factions, players)
+
+
+def seated(bots: Sequence[Any], seed: int, game: str) -> list[Strategy]:
+    """`bots` made as `terra_sim.play_game` makes them, each on its seat's stream of the game's
+    seed: a bench that plays its own loop then plays play_game's game."""
+    return [make_strategy(b, stream(seed, "strategy", i), game) for i, b in enumerate(bots)]
 
 
 def run(play: Play, jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str, Any]]:

@@ -25,10 +25,9 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from strategies import bench, make_strategy
+from strategies import bench
 from terra_sim.analysis.stats import wilson_interval
 from terra_sim.core.errors import IllegalAction
-from terra_sim.core.rng import stream
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -137,7 +136,7 @@ def play_counted(bots: list[Any], seed: int, factions: list[str] | None = None,
     state, setup = new_game(g, factions, seed, players or len(bots), None, {})
     assert isinstance(state, TerraMysticaState)
     n = len(setup["factions"])
-    agents = [make_strategy(b, stream(seed, "strategy", i), GAME) for i, b in enumerate(bots)]
+    agents = bench.seated(bots, seed, GAME)
     uses: list[Counter] = [Counter() for _ in range(n)]
     spent = [0.0] * n
     actions = 0

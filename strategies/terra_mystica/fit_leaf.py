@@ -23,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from strategies import bench, make_strategy
+from strategies import bench
 from strategies.registry import default_strategies
 from strategies.terra_mystica.greedy import GreedyStrategy
 from strategies.terra_mystica.leaf import path
 from strategies.terra_mystica.valuation import TERMS, Context, terms
-from terra_sim.core.rng import stream
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 from terra_sim.play import new_game
@@ -44,7 +43,7 @@ def record(bots: list[Any], seed: int, factions: list[str] | None,
     search values it) at the start of every round after the first, and the final VP."""
     state, _ = new_game(get_game(GAME), factions, seed, players, None, {})
     assert isinstance(state, TerraMysticaState)
-    agents = [make_strategy(b, stream(seed, "strategy", i), GAME) for i, b in enumerate(bots)]
+    agents = bench.seated(bots, seed, GAME)
     weights = {p.faction.slug: GreedyStrategy.start_weights(p.faction.slug)
                for p in state.players}
     rows: list[tuple[int, int, str, list[float]]] = []

@@ -19,12 +19,11 @@ import time
 from collections import Counter
 from typing import Any
 
-from strategies import bench, make_strategy
+from strategies import bench
 from strategies.registry import default_strategies
 from strategies.search import SearchStrategy
 from strategies.strength import search_bot
 from strategies.terra_mystica.prefilter import family
-from terra_sim.core.rng import stream
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 from terra_sim.play import new_game
@@ -52,7 +51,7 @@ def compare(bots: list[Any], seed: int, factions: list[str] | None = None,
     only search bot) searched."""
     state, _ = new_game(get_game(GAME), factions, seed, players or len(bots), None, {})
     assert isinstance(state, TerraMysticaState)
-    agents = [make_strategy(b, stream(seed, "strategy", i), GAME) for i, b in enumerate(bots)]
+    agents = bench.seated(bots, seed, GAME)
     pairs: list[tuple[str, str]] = []
     while not state.is_over():
         agent = agents[state.current_player()]
