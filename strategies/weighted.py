@@ -7,7 +7,8 @@ look-ahead's width (`top_k`). Bad values are refused here, once, for every game.
 Tuned weights (`terra-sim tune`) are data in `strategies/<game>/tuned/`: `<bot>.toml` for
 every faction, `<bot>-<faction>.toml` for one. A bot plays with them unless told
 `tuned = false`; a plan without files of its own builds its departures on its family's
-(greedy's) tuned weights, so one tuning lifts every plan.
+(greedy's) tuned weights, so one tuning lifts every plan. A departure keeps its size on the
+tuned scale (`depart`).
 """
 
 import functools
@@ -67,8 +68,21 @@ class WeightedStrategy(Strategy):
             for f in ((f"{name}-{faction}", f"{name}") if faction else (name,)):
                 got = tuned_file(cls, f) if name else None
                 if got is not None:
-                    return {**cls.default_weights, **got, **plan}
+                    return cls.depart({**cls.default_weights, **got}, plan)
         return w
+
+    @classmethod
+    def depart(cls, base: dict[str, float], plan: dict[str, float]) -> dict[str, float]:
+        """A plan's departures applied to tuned weights, as they depart from the defaults: a
+        plan that doubles a default weight doubles its tuned value, one that adds to a weight
+        whose default is zero adds as much. Tuning rescales a faction's whole valuation (one
+        file's territory is a tenth of the default's), so a departure set on the default scale
+        and copied as it is would make the plan care about little else."""
+        out = dict(base)
+        for k, v in plan.items():
+            d = cls.default_weights[k]
+            out[k] = v / d * base[k] if d else base[k] + v
+        return out
 
     @staticmethod
     def faction_of(player: Any) -> str:
