@@ -317,7 +317,10 @@ def write_weights(path: Path, result: TuneResult, command: str, engine: str,
              "# after changing the game's data: tuned bots make the honest what-if.",
              "", "[provenance]"]
     lines += [f"{k} = {toml_value(v)}" for k, v in prov.items()]
-    lines += ["", "[weights]"] + [f"{k} = {toml_value(v)}" for k, v in result.weights.items()]
+    # the weights held fixed come from the start as they are: a plan's scaled departures
+    # carry float noise in their last digits
+    lines += ["", "[weights]"] + [f"{k} = {toml_value(round(v, 6))}"
+                                  for k, v in result.weights.items()]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n")
