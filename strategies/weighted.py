@@ -74,14 +74,16 @@ class WeightedStrategy(Strategy):
     @classmethod
     def depart(cls, base: dict[str, float], plan: dict[str, float]) -> dict[str, float]:
         """A plan's departures applied to tuned weights, as they depart from the defaults: a
-        plan that doubles a default weight doubles its tuned value, one that adds to a weight
-        whose default is zero adds as much. Tuning rescales a faction's whole valuation (one
-        file's territory is a tenth of the default's), so a departure set on the default scale
-        and copied as it is would make the plan care about little else."""
+        plan that doubles a default weight doubles its tuned value. Where the default is zero,
+        or the tuning took the weight across zero, a ratio would say nothing or the opposite
+        (a town-builder caring less for towns), so the plan adds what it adds to the default.
+        Tuning rescales a faction's whole valuation (one file's territory is a tenth of the
+        default's), so a departure set on the default scale and copied as it is would make the
+        plan care about little else."""
         out = dict(base)
         for k, v in plan.items():
-            d = cls.default_weights[k]
-            out[k] = v / d * base[k] if d else base[k] + v
+            d, b = cls.default_weights[k], base[k]
+            out[k] = v / d * b if d * b > 0 else b + v - d
         return out
 
     @staticmethod

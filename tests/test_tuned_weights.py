@@ -74,19 +74,21 @@ def test_a_plan_builds_its_departures_on_its_familys_tuned_weights(kit, tmp_path
 
 def test_a_plans_departures_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch):
     """A plan that sets a weight to ten times its default plays ten times the tuned value;
-    one that adds to a weight whose default is zero adds as much to the tuned one."""
+    one that adds to a weight whose default is zero, or whose tuning crossed zero, adds as
+    much to the tuned one."""
     from strategies.weighted import _tuned
 
     _, plan = kit
     monkeypatch.setattr(plan, "default_weights", {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.0})
-    monkeypatch.setattr(plan, "plan_weights", {"c": 30.0, "d": 0.5})
-    (tmp_path / "tuned" / "base-hens.toml").write_text("[weights]\nc = 0.25\nd = -0.1\n")
+    monkeypatch.setattr(plan, "plan_weights", {"b": 5.0, "c": 30.0, "d": 0.5})
+    (tmp_path / "tuned" / "base-hens.toml").write_text(
+        "[weights]\nb = -1.0\nc = 0.25\nd = -0.1\n")
     _tuned.cache_clear()
     bot = plan(random.Random(0))
     bot.seat("hens")
     assert bot.w == pytest.approx({"a": 1.0, "b": 2.0, "c": 2.5, "d": 0.4})
     # untuned, the plan plays its weights as written
-    assert plan(random.Random(0), tuned=False).w == {"a": 1.0, "b": 2.0, "c": 30.0, "d": 0.5}
+    assert plan(random.Random(0), tuned=False).w == {"a": 1.0, "b": 5.0, "c": 30.0, "d": 0.5}
     _tuned.cache_clear()
 
 
