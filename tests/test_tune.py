@@ -224,3 +224,20 @@ def test_a_factions_tuning_goes_on_from_the_weights_that_faction_plays(tmp_path,
     assert starts["hen"] == {**own, "bonus": 3.0}
     others = [f for f in plugin_game.FACTIONS if f != "hen"]
     assert others and all(starts[f] == {**shared, "bonus": 3.0} for f in others)
+
+
+def test_the_file_holds_every_weight_to_six_places(tmp_path, monkeypatch):
+    """The weights a tuning held come from its start as they are: a plan's departures scaled to
+    a tuned file (0.1 + 0.2 here) carry float noise in their last digits, which the file drops
+    as it does for the searched ones."""
+    monkeypatch.chdir(tmp_path)
+
+    def noisy(plan, *args, **kwargs):
+        return terra_sim.run.tune.TuneResult(plan, {**plan.start, "steps": 0.1 + 0.2}, 0.0, 2.0,
+                                             0.5, 1.0, 8, 2, [])
+
+    monkeypatch.setattr(terra_sim.run.tune, "tune", noisy)
+    result = CliRunner().invoke(cli, ["tune", *TINY, "--out", str(tmp_path / "w.toml")])
+    assert result.exit_code == 0, result.output
+    assert "steps = 0.3\n" in (tmp_path / "w.toml").read_text()
+    assert read(tmp_path / "w.toml")["weights"]["steps"] == 0.3
