@@ -8,11 +8,12 @@ Tuned weights (`terra-sim tune`) are data in `strategies/<game>/tuned/`: `<bot>.
 every faction, `<bot>-<faction>.toml` for one. A bot plays with them unless told
 `tuned = false`; a plan without files of its own builds its departures on its family's
 (greedy's) tuned weights, so one tuning lifts every plan. A departure keeps its size on the
-tuned scale (`depart`).
+tuned scale (`depart`), and so do a plan's biases (`scale`).
 """
 
 import functools
 import random
+import statistics
 import sys
 import tomllib
 from collections.abc import Callable
@@ -20,6 +21,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from strategies.base import Strategy
+
+# The weights of some size that say a tuning's scale; the smaller ones (a coin in bowl I) are
+# ratios of noise.
+SCALE_MIN = 0.3
 
 
 class WeightedStrategy(Strategy):
@@ -55,6 +60,8 @@ class WeightedStrategy(Strategy):
         self.memo: dict[str, Any] | None = None  # a search's scratch for this state (playouts)
         self.given = {k: float(v) for k, v in given.items()}
         self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"]), **self.given}
+        # what a plan's biases are multiplied by: the scale of the valuation they are added to
+        self.scale = self.bias_scale(tuned=self.p["tuned"])
         self.seated = False
 
     @classmethod
@@ -86,6 +93,30 @@ class WeightedStrategy(Strategy):
             out[k] = v / d * b if d * b > 0 else b + v - d
         return out
 
+    @classmethod
+    def bias_scale(cls, faction: str = "", tuned: bool = True) -> float:
+        """The scale a plan's biases (its extra liking for an action, a tile, a palace) are
+        played at: the family's tuning's scale for the faction, the median ratio of its tuned
+        weights to the defaults over the weights the plan leaves alone (those of some size).
+        The biases are set by hand on the defaults' scale, in VP. Terra Nova's tuning halved
+        most of a faction's valuation (a house 0.8-1.4 against 2.0), so an expander's +0.5 for
+        sailing and +1.6 for a bridge weighed twice what they were meant to, and the tuned
+        expander lost to its untuned self. 1 for greedy (its file was tuned with its own
+        biases) and for a bot played untuned."""
+        if not tuned or cls.name == cls.family or not cls.family:
+            return 1.0
+        got = None
+        for stem in ((f"{cls.family}-{faction}", cls.family) if faction else (cls.family,)):
+            got = tuned_file(cls, stem)
+            if got is not None:
+                break
+        if got is None:
+            return 1.0
+        d = cls.default_weights
+        ratios = [got[k] / v for k, v in d.items()
+                  if abs(v) >= SCALE_MIN and k in got and k not in cls.plan_weights]
+        return statistics.median(ratios) if ratios else 1.0
+
     @staticmethod
     def faction_of(player: Any) -> str:
         """A player's faction as the tuned files name it (`<bot>-<faction>.toml`)."""
@@ -97,6 +128,7 @@ class WeightedStrategy(Strategy):
         self.seated = True
         if self.p["tuned"]:
             self.w = {**self.start_weights(faction), **self.given}
+            self.scale = self.bias_scale(faction)
 
     def memoised(self, key: str, compute: Callable[[], Any]) -> Any:
         """compute(), kept in the search's memo of this state when a playout asks: a search

@@ -92,6 +92,31 @@ def test_a_plans_departures_scale_with_its_familys_tuning(kit, tmp_path, monkeyp
     _tuned.cache_clear()
 
 
+def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch):
+    """A plan's biases are played at its family's tuned scale for the seat's faction: the
+    median ratio of the tuned weights to the defaults, over the weights of some size that the
+    plan leaves alone. Greedy itself, and any bot untuned, keeps its biases as written."""
+    from strategies.weighted import _tuned
+
+    base, plan = kit
+    monkeypatch.setattr(base, "default_weights",
+                        {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.1, "e": 4.0})
+    (tmp_path / "tuned" / "base-hens.toml").write_text(
+        "[weights]\na = 0.5\nb = 0.5\nc = 99.0\nd = 5.0\ne = 3.0\n")
+    _tuned.cache_clear()
+    bot = plan(random.Random(0))
+    # base.toml: a 10x, b 10x, e untuned (1x): the median is 10
+    assert bot.scale == pytest.approx(10.0)
+    bot.seat("hens")
+    # c is the plan's own weight and d too small to say a scale: a 0.5x, b 0.25x, e 0.75x
+    assert bot.scale == pytest.approx(0.5)
+    assert plan(random.Random(0), tuned=False).scale == 1.0
+    greedy = base(random.Random(0))
+    greedy.seat("hens")
+    assert greedy.scale == 1.0
+    _tuned.cache_clear()
+
+
 def test_a_tuned_file_naming_an_unknown_weight_is_refused(kit, tmp_path):
     from strategies.weighted import _tuned
 

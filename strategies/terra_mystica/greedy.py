@@ -141,7 +141,7 @@ class GreedyStrategy(WeightedStrategy):
         def score(a: Action) -> float:
             t = a.args[0]
             return (bonus_tile_value(state, p, t, state.bonus_supply.get(t, 0), self.w, pr, r)
-                    + self.tile_bias(state, p, t, r))
+                    + self.scale * self.tile_bias(state, p, t, r))
 
         return max(legal, key=lambda a: (score(a), a.args))
 
@@ -194,8 +194,10 @@ class GreedyStrategy(WeightedStrategy):
         def score(a: Action) -> float:
             t = a.args[0]
             if a.kind == "favor":
-                return favor_value(state, p, t, self.w, pr) + self.favor_bias(state, p, t)
-            return town_tile_value(state, p, t, self.w, pr) + self.town_bias(state, p, t)
+                return (favor_value(state, p, t, self.w, pr)
+                        + self.scale * self.favor_bias(state, p, t))
+            return (town_tile_value(state, p, t, self.w, pr)
+                    + self.scale * self.town_bias(state, p, t))
 
         return max(legal, key=lambda a: (score(a), a.args))
 
@@ -287,7 +289,7 @@ class GreedyStrategy(WeightedStrategy):
             self.play_on(c, seat, [*cands[a], a])
             if c.actions_left > 1 and not self.play_out_turn(c, seat):
                 continue  # a double turn with nothing worth doing in it: no candidate now
-            v = valuation(c, seat, ctx) - base + self.bias(state, p, a)
+            v = valuation(c, seat, ctx) - base + self.scale * self.bias(state, p, a)
             if a.kind == "action" and a.args[0] in state.data.tiles.power_actions:
                 v += self.w["power_tempo"]
             out.append((v, a))
@@ -319,7 +321,7 @@ class GreedyStrategy(WeightedStrategy):
     def scored(self, c: TerraMysticaState, seat: int, p: Player,
                cands: dict[Action, list]) -> list[tuple[float, Action]]:
         """Look-ahead scores of the candidates the cheap estimate keeps."""
-        top = prefilter.prune(c, p, cands, self.w, self.p["top_k"], self.bias)
+        top = prefilter.prune(c, p, cands, self.w, self.p["top_k"], self.bias, self.scale)
         return self.evaluate(c, seat, p, top, cands)
 
     def play_on(self, c: TerraMysticaState, seat: int, seq: list[Action]) -> None:

@@ -68,7 +68,7 @@ def hex_score(s: TerraMysticaState, p: Player, h: int, w: dict[str, float]) -> f
 
 
 def quick(s: TerraMysticaState, p: Player, a: Action, funding: list[Action],
-          w: dict[str, float], pr: Prices, bias: Bias) -> float:
+          w: dict[str, float], pr: Prices, bias: Bias, scale: float) -> float:
     """A cheap estimate of an action's worth, used only to prune before the look-ahead."""
     kind, args = a
     cost = action_cost(s, p, a)
@@ -139,14 +139,14 @@ def quick(s: TerraMysticaState, p: Player, a: Action, funding: list[Action],
             sc += cult_step_value(s, p, best_track(s, p, w, pr, steps), steps, w, pr)
         else:
             sc += 2.5
-    return sc + bias(s, p, a)
+    return sc + scale * bias(s, p, a)
 
 
 def prune(s: TerraMysticaState, p: Player, cands: dict[Action, list], w: dict[str, float],
-          top_k: int, bias: Bias) -> list[Action]:
+          top_k: int, bias: Bias, scale: float) -> list[Action]:
     """The `top_k` candidates by the quick estimate, plus the best of each other family."""
     pr = Prices.of(s, p, w)
-    scored = sorted(((quick(s, p, a, f, w, pr, bias), i, a) for i, (a, f) in enumerate(
+    scored = sorted(((quick(s, p, a, f, w, pr, bias, scale), i, a) for i, (a, f) in enumerate(
         cands.items()) if a.kind != "pass"), key=lambda t: (-t[0], t[1]))
     top = [a for _, _, a in scored[:top_k]]
     seen = {family(a) for a in top}

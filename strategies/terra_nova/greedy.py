@@ -139,7 +139,7 @@ class GreedyStrategy(WeightedStrategy):
         def score(a: Action) -> float:
             t = a.args[0]
             return (bonus_tile_value(state, p, t, state.supply.get(t, 0), r, self.weights)
-                    + self.tile_bias(state, p, t, r))
+                    + self.scale * self.tile_bias(state, p, t, r))
 
         return max(legal, key=lambda a: (score(a), a.args))
 
@@ -188,7 +188,7 @@ class GreedyStrategy(WeightedStrategy):
 
     def prune(self, state: Any, p: Any, cands: list[Action], extra: dict) -> list[Action]:
         return prefilter.prune(state, p, cands, extra, self.weights, self.p["top_k"], self.bias,
-                               self.palace_side_value)
+                               self.palace_side_value, self.scale)
 
     def evaluate(self, state: Any, seat: int, p: Any, top: list[Action],
                  extra: dict) -> list[tuple[float, Action]]:
@@ -203,7 +203,7 @@ class GreedyStrategy(WeightedStrategy):
             c.apply(a)
             if c.pending:
                 self.settle(c, seat)
-            out.append((valuation(c, seat, ctx) - base + self.bias(state, p, a), a))
+            out.append((valuation(c, seat, ctx) - base + self.scale * self.bias(state, p, a), a))
         return out
 
     def choose_turn(self, state: Any, seat: int, p: Any, legal: list) -> Action:

@@ -136,8 +136,9 @@ class TownBuilderStrategy(GreedyStrategy):
             return base(state, p, legal)
         # (no lambda: mypyc cannot compile a closure in a method of a non-native class)
         w = self.weights
-        scored = [((town_tile_value(state, p, a.args[0], w) + need.get(a.args[0], 0.0), a.args), a)
-                  for a in legal]
+        scale = self.scale
+        scored = [((town_tile_value(state, p, a.args[0], w) + scale * need.get(a.args[0], 0.0),
+                    a.args), a) for a in legal]
         return max(scored, key=itemgetter(0))[1]
 
 

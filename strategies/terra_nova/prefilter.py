@@ -149,7 +149,8 @@ class TownGroups:
 def quick(state: TerraNovaState, p: Player, a: Action, w: Weights, tg: TownGroups,
           hq: dict[int, float], ev: str, evp: int, m: float, extra: dict[Action, int],
           bias: Callable[[TerraNovaState, Player, Action], float],
-          palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> float:
+          palace_side_value: Callable[[TerraNovaState, Player, str], float],
+          scale: float) -> float:
     """A cheap estimate of an action's worth, only used to prune before the look-ahead."""
     kind, args = a
     k = kind_cost(state, kind)
@@ -182,7 +183,7 @@ def quick(state: TerraNovaState, p: Player, a: Action, w: Weights, tg: TownGroup
             s += tg.gain(h, False)
     elif kind == "palace":
         s += 1.0 + (w.round_now * evp if ev == "palace" else 0)
-        s += palace_gain(state, p, args[1], w) + palace_side_value(state, p, args[1])
+        s += palace_gain(state, p, args[1], w) + scale * palace_side_value(state, p, args[1])
         s += tg.gain(args[0], True)
     elif kind in ("sail", "pw-sail"):
         s += 2.5 + w.sail + w.spread + (w.round_now * evp if ev == "sail" else 0)
@@ -196,12 +197,13 @@ def quick(state: TerraNovaState, p: Player, a: Action, w: Weights, tg: TownGroup
             s += m * pa.amount
     if kind.startswith("pw-"):
         s += w.power_action
-    return s + bias(state, p, a)
+    return s + scale * bias(state, p, a)
 
 
 def prune(state: TerraNovaState, p: Player, cands: list[Action], extra: dict[Action, int],
           w: Weights, top_k: int, bias: Callable[[TerraNovaState, Player, Action], float],
-          palace_side_value: Callable[[TerraNovaState, Player, str], float]) -> list[Action]:
+          palace_side_value: Callable[[TerraNovaState, Player, str], float],
+          scale: float) -> list[Action]:
     """The `top_k` candidates by the quick estimate, plus the best of each other family."""
     tg = TownGroups(state, p, w)
     hexes = 0
@@ -216,7 +218,7 @@ def prune(state: TerraNovaState, p: Player, cands: list[Action], extra: dict[Act
     m = money_weight(state, w)
     # Best first, ties in list order: a stable sort of the indices by minus the estimate, whose
     # keys are plain floats (a key of tuples made the sort cost more than the estimates).
-    minus = [-quick(state, p, a, w, tg, hq, ev, evp, m, extra, bias, palace_side_value)
+    minus = [-quick(state, p, a, w, tg, hq, ev, evp, m, extra, bias, palace_side_value, scale)
              for a in cands]
     order = sorted(range(len(cands)), key=minus.__getitem__)
     top = [cands[i] for i in order[:top_k]]

@@ -262,7 +262,7 @@ class GreedyStrategy(WeightedStrategy):
         """ranked's scores before noise and order."""
         p = state.players[seat]
         ctx = self.context(state)
-        top = prefilter.prune(state, p, legal, ctx, self.p["top_k"], self.bias)
+        top = prefilter.prune(state, p, legal, ctx, self.p["top_k"], self.bias, self.scale)
         base = valuation(state, seat, ctx)
         scored = []
         for est, a in top:
@@ -270,7 +270,7 @@ class GreedyStrategy(WeightedStrategy):
             c.apply(a)
             self.finish_turn(c, seat)
             piece, i = prefilter.target(state, a)
-            v = valuation(c, seat, ctx) - base + self.bias(state, p, piece, i)
+            v = valuation(c, seat, ctx) - base + self.scale * self.bias(state, p, piece, i)
             if piece == EXPLORER:
                 v += 0.01  # the Chieftain is kept for a free join later, all else equal
             scored.append((v + 0.001 * est, a))
@@ -314,7 +314,7 @@ class GreedyStrategy(WeightedStrategy):
             c = state.clone()
             c.apply(a)
             self.settle(c)
-            v = valuation(c, seat, ctx) - base + self.craft_bias(state, p, a)
+            v = valuation(c, seat, ctx) - base + self.scale * self.craft_bias(state, p, a)
             if v > best_v:
                 best, best_v = a, v
         return best if best in legal else legal[0]

@@ -107,7 +107,7 @@ def estimate(s: TerramaraState, p: Player, piece: int, i: int, ctx: Context) -> 
 
 
 def prune(s: TerramaraState, p: Player, legal: list[Action], ctx: Context, top_k: int,
-          bias: Bias) -> list[tuple[float, Action]]:
+          bias: Bias, scale: float) -> list[tuple[float, Action]]:
     """The `top_k` best placements by estimate plus bias, one per space (the better piece),
     best first."""
     best: dict[int, tuple[float, Action]] = {}
@@ -115,7 +115,7 @@ def prune(s: TerramaraState, p: Player, legal: list[Action], ctx: Context, top_k
         if a.kind not in PIECES:
             continue
         piece, i = target(s, a)
-        v = estimate(s, p, piece, i, ctx) + bias(s, p, piece, i)
+        v = estimate(s, p, piece, i, ctx) + scale * bias(s, p, piece, i)
         if i not in best or v > best[i][0]:
             best[i] = (v, a)
     ranked = sorted(best.values(), key=lambda t: (-t[0], t[1]))
