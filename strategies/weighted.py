@@ -115,7 +115,9 @@ class WeightedStrategy(Strategy):
         d = cls.default_weights
         ratios = [got[k] / v for k, v in d.items()
                   if abs(v) >= SCALE_MIN and k in got and k not in cls.plan_weights]
-        return statistics.median(ratios) if ratios else 1.0
+        scale = statistics.median(ratios) if ratios else 1.0
+        # a tuning that took most weights across zero says nothing of size: keep the biases
+        return scale if scale > 0 else 1.0
 
     @staticmethod
     def faction_of(player: Any) -> str:

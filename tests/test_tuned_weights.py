@@ -6,6 +6,7 @@ import random
 import pytest
 
 from strategies.loader import load_class
+from strategies.weighted import WeightedStrategy
 
 BOTS = '''
 from strategies.weighted import WeightedStrategy
@@ -115,6 +116,27 @@ def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch
     greedy.seat("hens")
     assert greedy.scale == 1.0
     _tuned.cache_clear()
+
+
+def test_every_shipped_plan_plays_its_biases_at_a_positive_scale():
+    """Terra Nova's tunings shrink the valuation (its plans' biases shrink with it), Terra
+    Mystica's keep about its size, and Terramara's plans, tuned whole, have no family and keep
+    their biases as written."""
+    from strategies.registry import roster
+    from terra_sim.games import get_game
+
+    for game, low, high in (("terra-nova", 0.3, 1.0), ("terra-mystica", 0.8, 1.5),
+                            ("terramara", 1.0, 1.0)):
+        factions = [""] + list(getattr(get_game(game).data, "factions", {}))
+        for cls in roster(game).values():
+            if not issubclass(cls, WeightedStrategy):
+                continue
+            for f in factions:
+                scale = cls.bias_scale(f)
+                if cls.name == cls.family or not cls.family:
+                    assert scale == 1.0, (game, cls.name, f)
+                else:
+                    assert low <= scale <= high, (game, cls.name, f, scale)
 
 
 def test_a_tuned_file_naming_an_unknown_weight_is_refused(kit, tmp_path):
