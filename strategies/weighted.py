@@ -97,7 +97,8 @@ class WeightedStrategy(Strategy):
     def bias_scale(cls, faction: str = "", tuned: bool = True) -> float:
         """The scale a plan's biases (its extra liking for an action, a tile, a palace) are
         played at: the family's tuning's scale for the faction, the median ratio of its tuned
-        weights to the defaults over the weights the plan leaves alone (those of some size).
+        weights to the defaults over the weights the plan leaves alone (those of some size; a
+        weight the file does not hold was not tuned and says nothing of the tuning's scale).
         The biases are set by hand on the defaults' scale, in VP. Terra Nova's tuning halved
         most of a faction's valuation (a house 0.8-1.4 against 2.0), so an expander's +0.5 for
         sailing and +1.6 for a bridge weighed twice what they were meant to, and the tuned

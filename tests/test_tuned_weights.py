@@ -106,7 +106,7 @@ def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch
         "[weights]\na = 0.5\nb = 0.5\nc = 99.0\nd = 5.0\ne = 3.0\n")
     _tuned.cache_clear()
     bot = plan(random.Random(0))
-    # base.toml: a 10x, b 10x, e untuned (1x): the median is 10
+    # base.toml holds a (10x) and b (10x): the tuning's scale is read from the weights it tuned
     assert bot.scale == pytest.approx(10.0)
     bot.seat("hens")
     # c is the plan's own weight and d too small to say a scale: a 0.5x, b 0.25x, e 0.75x
