@@ -258,8 +258,13 @@ def test_ctrl_c_stops_a_dask_run_and_its_cluster(tmp_path):
     out = tmp_path / "r"
     # A terminal's Ctrl-C signals the whole process group: the driver and the cluster. The run
     # is far longer than the interrupt takes to arrive, however fast the machine is.
+    # A terminal starts the command with Ctrl-C at its default. A test runner started as a
+    # shell's background job (`pytest &` in a script, as a CI may) ignores SIGINT, and a child
+    # inherits that: so the driver here restores the default before it runs, as from a terminal.
+    terminal = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler);"
+                " runpy.run_module('terra_sim', run_name='__main__', alter_sys=True)")
     run = subprocess.Popen(
-        [sys.executable, "-m", "terra_sim", "run", "--executor", "dask", "--workers", "2",
+        [sys.executable, "-c", terminal, "run", "--executor", "dask", "--workers", "2",
          "--games", "20000", "--players", "2", "--strategies", "random", "--no-report",
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
