@@ -72,11 +72,19 @@ class WeightedStrategy(Strategy):
         if not tuned:
             return w
         for name, plan in ((cls.name, {}), (cls.family, cls.plan_weights)):
-            for f in ((f"{name}-{faction}", f"{name}") if faction else (name,)):
-                got = tuned_file(cls, f) if name else None
-                if got is not None:
-                    return cls.depart({**cls.default_weights, **got}, plan)
+            got = cls.tuned_for(name, faction) if name else None
+            if got is not None:
+                return cls.depart({**cls.default_weights, **got}, plan)
         return w
+
+    @classmethod
+    def tuned_for(cls, name: str, faction: str) -> dict[str, float] | None:
+        """`name`'s tuned weights for the faction: its own file, else the all-factions one."""
+        for stem in ((f"{name}-{faction}", name) if faction else (name,)):
+            got = tuned_file(cls, stem)
+            if got is not None:
+                return got
+        return None
 
     @classmethod
     def depart(cls, base: dict[str, float], plan: dict[str, float]) -> dict[str, float]:
@@ -99,18 +107,13 @@ class WeightedStrategy(Strategy):
         played at: the family's tuning's scale for the faction, the median ratio of its tuned
         weights to the defaults over the weights the plan leaves alone (those of some size; a
         weight the file does not hold was not tuned and says nothing of the tuning's scale).
-        The biases are set by hand on the defaults' scale, in VP. Terra Nova's tuning halved
-        most of a faction's valuation (a house 0.8-1.4 against 2.0), so an expander's +0.5 for
-        sailing and +1.6 for a bridge weighed twice what they were meant to, and the tuned
-        expander lost to its untuned self. 1 for greedy (its file was tuned with its own
-        biases) and for a bot played untuned."""
+        The biases are set by hand on the defaults' scale, in VP. A tuning that halves most of
+        a faction's valuation would otherwise leave them weighing twice what they were meant
+        to (strategies/README.md has the case that showed it). 1 for greedy (its file was
+        tuned with its own biases) and for a bot played untuned."""
         if not tuned or cls.name == cls.family or not cls.family:
             return 1.0
-        got = None
-        for stem in ((f"{cls.family}-{faction}", cls.family) if faction else (cls.family,)):
-            got = tuned_file(cls, stem)
-            if got is not None:
-                break
+        got = cls.tuned_for(cls.family, faction)
         if got is None:
             return 1.0
         d = cls.default_weights
