@@ -10,8 +10,9 @@ from strategies.registry import (
     make_strategy,
     resolve,
     roster,
+    split_spec,
     variant_spec,
 )
 
 __all__ = ["Strategy", "default_strategies", "is_shipped", "load_class", "make_strategy",
-           "resolve", "roster", "variant_spec"]
+           "resolve", "roster", "split_spec", "variant_spec"]

@@ -4,7 +4,9 @@ A name may exist for several games (each game's `greedy` is its own class); a na
 resolved against the game being played.
 """
 
+import json
 import random
+import re
 from typing import Any
 
 from strategies.base import Strategy
@@ -33,15 +35,42 @@ def default_strategies(game: str) -> list[str]:
     return [n for n, cls in roster(game).items() if cls.kind == "scripted"] or ["random"]
 
 
+# `name:key=value:key=value`: a strategy with parameters, named in one string (a command line's
+# --strategies, a config's pool). Parameters are split by ':', not ',': the name is stored in
+# a comma-joined list of a game's strategies. The earliest ':' whose rest is all key=value
+# ends the name, so a plug-in's path/to/file.py:Class takes parameters the same way.
+INLINE = re.compile(r"(.+?)((?::[A-Za-z_]\w*=[^:]*)+)")
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """(name, parameters) of a strategy named `name` or `name:key=value:...`; a value is read
+    as JSON where it parses (numbers, true/false), else kept as text."""
+    m = INLINE.fullmatch(spec)
+    if m is None:
+        return spec, {}
+    params: dict[str, Any] = {}
+    for item in m.group(2)[1:].split(":"):
+        key, _, value = item.partition("=")
+        if key in params:
+            raise UserError(f"strategy {spec!r}: parameter {key!r} given twice")
+        try:
+            params[key] = json.loads(value)
+        except ValueError:
+            params[key] = value
+    return m.group(1), params
+
+
 def resolve(spec: str, game: str) -> type[Strategy]:
     if not isinstance(spec, str):
         raise UserError(f"a strategy is named by a string, got {spec!r}")
+    spec = split_spec(spec)[0]
     names = roster(game)
     if spec in names:
         return names[spec]
     if ":" not in spec:
         raise UserError(f"unknown strategy {spec!r} for {game} (valid: {', '.join(names)}, "
-                        "or path/to/file.py:ClassName, or package.module:ClassName)")
+                        "or path/to/file.py:ClassName, or package.module:ClassName; "
+                        "parameters as name:key=value:key=value)")
     cls = load_class(spec)
     if cls.games and game not in cls.games:
         raise UserError(f"strategy {spec!r} plays {', '.join(cls.games)}, not {game}")
@@ -93,22 +122,28 @@ def variant_spec(name: str, table: dict[str, Any], game: str) -> tuple[str, dict
         raise UserError(f"strategy variant {name!r} needs base = \"<strategy>\"")
     if base == name:
         raise UserError(f"strategy variant {name!r} cannot be its own base")
-    params = {k: v for k, v in table.items() if k != "base"}
+    base, inline = split_spec(base)
+    params = {**inline, **{k: v for k, v in table.items() if k != "base"}}
     cls = resolve(base, game)  # UserError for an unknown base
     _construct(cls, random.Random(0), params, f"variant {name!r} (base {base!r})", game)
     return base, params
 
 
 def make_strategy(spec: Any, rng: random.Random, game: str) -> Strategy:
-    """A strategy instance for `game` from a name, a spec string, (base, params),
-    (base, params, name) or an instance. A triple names a config variant: the instance reports
+    """A strategy instance for `game` from a name, a spec string (parameters inline:
+    `name:key=value:...`, split_spec), (base, params), (base, params, name) or an instance.
+    A triple names a config variant, and an inline spec names itself: the instance reports
     that name."""
     if isinstance(spec, Strategy):
         bot = spec
     else:
         params: dict[str, Any] = {}
         label: str | None = None
-        if isinstance(spec, tuple | list):
+        if isinstance(spec, str):
+            base, params = split_spec(spec)
+            if params:
+                spec, label = base, spec
+        elif isinstance(spec, tuple | list):
             if len(spec) == 2:
                 spec, params = spec
             elif len(spec) == 3:

@@ -82,13 +82,18 @@ class SearchStrategy(Strategy):
     name = "mcts"
     description = ("Monte Carlo tree search: UCB1 over the game heuristic's best moves, "
                    "playouts by its policy to the horizon (the round's end by default); the "
-                   "strongest and slowest bot.")
+                   "strongest and slowest bot. Its budget, simulations a decision, is "
+                   "mcts:budget=N.")
     params: ClassVar[dict[str, Any]] = {"simulations": 60, "candidates": 5, "horizon": 1,
                                         "exploration": 1.0, "rollout_noise": 0.6,
                                         "expand_after": 0}
     kind = "search"
 
     def __init__(self, rng: random.Random, **params: Any):
+        if "budget" in params:  # the search's budget, by its everyday name: mcts:budget=120
+            if "simulations" in params:
+                raise ValueError("mcts: budget is another name for simulations: give one")
+            params["simulations"] = params.pop("budget")
         super().__init__(rng, **params)
         for key, low in (("simulations", 0), ("candidates", 1), ("horizon", 0),
                          ("expand_after", 0)):

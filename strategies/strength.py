@@ -1,6 +1,6 @@
 """How strong a game's default mix plays, tuned against untuned:
 `python -m strategies.strength --game G [--players 2,4] [--games N] [--workers N] [--seed S]`.
-With `--search BOT` (say `mcts` or `mcts:simulations=30`), only the search measure (3.).
+With `--search BOT` (say `mcts` or `mcts:budget=30`), only the search measure (3.).
 
 1. Self-play of the default mix (as a run plays it): mean VP per player and the median
    winner's VP, for the tuned bots and for the same bots told `tuned = false`.
@@ -18,15 +18,15 @@ Nothing here names a game: any game whose scripted bots are weighted plays.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import time
 from typing import Any
 
 from strategies.bench import run, seat_margin
-from strategies.registry import default_strategies
+from strategies.registry import default_strategies, split_spec
 from terra_sim.analysis.stats import wilson_interval
+from terra_sim.core.errors import UserError
 from terra_sim.games import DEFAULT_GAME
 
 
@@ -82,17 +82,11 @@ def search_jobs(search: Any, names: list[str], players: int, games: int,
 
 
 def search_bot(text: str) -> tuple[str, dict[str, Any], str]:
-    """`name` or `name:key=value,...` (values as JSON where they parse: numbers, true/false)."""
-    name, _, rest = text.partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise SystemExit(f"--search: expected name:key=value,..., got {text!r}")
-        try:
-            params[key] = json.loads(value)
-        except ValueError:
-            params[key] = value
+    """(name, parameters, label) of `name` or `name:key=value:...` (registry.split_spec)."""
+    try:
+        name, params = split_spec(text)
+    except UserError as e:
+        raise SystemExit(f"--search: {e}") from None
     return name, params, text
 
 
@@ -133,8 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=400, help="games per measure")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--search", help="only measure this search bot (name[:param=value,...]) "
-                                     "in one seat against the tuned mix")
+    ap.add_argument("--search", help="only measure this search bot (name[:key=value:...], "
+                                     "say mcts:budget=30) in one seat against the tuned mix")
     args = ap.parse_args(argv)
     from functools import partial
 

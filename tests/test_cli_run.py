@@ -117,6 +117,23 @@ def test_replay_checks_scores_and_prints_rounds_and_map(tmp_path):
     assert f"{n_actions - 1:4d} seat" in step.output and "(vp " in step.output
 
 
+def test_a_bot_with_inline_parameters_runs_is_recorded_and_replays(tmp_path):
+    out = tmp_path / "run"
+    result = invoke("run", "--out", out, "--no-report", "--games", 2, "--workers", 1,
+                    "--players", 2, "--per-seat", "--strategies",
+                    "mcts:budget=4:candidates=2,random")
+    assert result.exit_code == 0, result.output
+    players = pl.read_parquet(out / "players" / "*.parquet")
+    assert sorted(set(players["strategy"])) == ["mcts:budget=4:candidates=2", "random"]
+    result = invoke("replay", out, 1)
+    assert result.exit_code == 0, result.output
+    assert "Scores match the log." in result.output
+    bad = invoke("run", "--out", tmp_path / "bad", "--no-report", "--games", 1,
+                 "--strategies", "mcts:budget=lots")
+    assert bad.exit_code == 2 and "must be an integer" in bad.output
+    assert "Traceback" not in bad.output
+
+
 def test_replay_without_action_log_replays_from_seed(tmp_path):
     out = tmp_path / "run"
     run_ok(out, "--games", 2, "--workers", 1, "--no-actions")

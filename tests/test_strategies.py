@@ -114,6 +114,38 @@ def test_broken_bot_file_is_a_user_error(tmp_path):
         strategies.resolve(f"{path}:Bot", TN)
 
 
+def test_a_strategy_takes_its_parameters_inline():
+    split = strategies.split_spec
+    assert split("mcts") == ("mcts", {})
+    assert split("mcts:budget=30") == ("mcts", {"budget": 30})
+    assert split("mcts:simulations=8:rollout_noise=0.2:candidates=3") == (
+        "mcts", {"simulations": 8, "rollout_noise": 0.2, "candidates": 3})
+    assert split("greedy:tuned=false:label=x") == ("greedy", {"tuned": False, "label": "x"})
+    assert split("path/to/bot.py:MyBot") == ("path/to/bot.py:MyBot", {})
+    assert split("path/to/bot.py:MyBot:depth=2") == ("path/to/bot.py:MyBot", {"depth": 2})
+    assert split("pkg.mod:Bot:depth=2") == ("pkg.mod:Bot", {"depth": 2})
+    with pytest.raises(UserError, match="given twice"):
+        split("mcts:budget=3:budget=4")
+    # `budget` is the search's simulations by their everyday name
+    bot = make_strategy("mcts:budget=6:candidates=3", random.Random(0), TN)
+    assert type(bot).name == "mcts" and bot.name == "mcts:budget=6:candidates=3"
+    assert bot.p["simulations"] == 6 and bot.p["candidates"] == 3
+    for spec, message in [("mcts:budget=5:simulations=5", "another name for simulations"),
+                          ("mcts:budget=many", "must be an integer"),
+                          ("mcts:depth=3", "unknown parameters"),
+                          ("nobot:budget=3", "unknown strategy 'nobot'")]:
+        with pytest.raises(UserError, match=message):
+            make_strategy(spec, random.Random(0), TN)
+    # the same game as the (base, params) form, reported by the name it was given
+    inline = play_game(TN, None, ["mcts:budget=6:candidates=3", "greedy"], seed=4, players=2)
+    table = play_game(TN, None, [TINY_MCTS, "greedy"], seed=4, players=2)
+    assert inline.final_vp == table.final_vp and inline.actions == table.actions
+    assert inline.strategies == ["mcts:budget=6:candidates=3", "greedy"]
+    # a variant's base may carry parameters too; the table's own win
+    assert variant_spec("m", {"base": "mcts:budget=6:candidates=2", "candidates": 3}, TN) == (
+        "mcts", {"budget": 6, "candidates": 3})
+
+
 # ----- config variants ------------------------------------------
 def test_variant_spec_validates_and_builds_named_instances():
     assert variant_spec("greedy-tight", {"base": "greedy", "money": 0.5}, TN) == (

@@ -197,8 +197,8 @@ def test_the_strength_bench_seats_both_sides_alike_and_scores_the_top_seat():
 def test_the_strength_bench_seats_the_search_bot_in_turn_and_scores_its_seat():
     from strategies.strength import search_bot, search_jobs, search_score
 
-    bot = search_bot("mcts:simulations=30,horizon=1")
-    assert bot == ("mcts", {"simulations": 30, "horizon": 1}, "mcts:simulations=30,horizon=1")
+    bot = search_bot("mcts:simulations=30:horizon=1")
+    assert bot == ("mcts", {"simulations": 30, "horizon": 1}, "mcts:simulations=30:horizon=1")
     jobs = search_jobs(bot, ["greedy", "expander"], 4, 8, 5)
     assert [j[0].index(bot) for j in jobs] == [0, 1, 2, 3, 0, 1, 2, 3]
     assert all(b[0] in ("greedy", "expander") for j in jobs for b in j[0] if b != bot)

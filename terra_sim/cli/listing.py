@@ -50,6 +50,8 @@ def list_strategies(game: str) -> None:
     for name, cls in roster(game).items():
         params = ", ".join(f"{k}={v}" for k, v in cls.params.items()) or "no parameters"
         click.echo(f"{name:<14} {cls.description}\n{'':<14} {cls.kind}; parameters: {params}")
+    click.echo("\nSet parameters inline where a bot is named (NAME:key=value:key=value, say "
+               "mcts:budget=120), or in a config's [strategies.<variant>] table.")
 
 
 COMMANDS = [list_group]

@@ -61,7 +61,8 @@ def _report(run_dir, open_: bool) -> None:
                    "workers write part files there instead of sending rows back.")
 @click.option("--out", help="Run folder (default runs/<game>-<timestamp>).")
 @click.option("--factions", help="Faction pool, comma-separated (default: all).")
-@click.option("--strategies", help="Strategy pool, comma-separated (default: the scripted bots).")
+@click.option("--strategies", help="Strategy pool, comma-separated (default: the scripted "
+              "bots); a bot's parameters inline: mcts:budget=120.")
 @click.option("--per-seat", is_flag=True, default=None,
               help="--strategies names one strategy per seat instead of a pool.")
 @click.option("--design", type=click.Choice(DESIGNS),
