@@ -139,11 +139,7 @@ def make_strategy(spec: Any, rng: random.Random, game: str) -> Strategy:
     else:
         params: dict[str, Any] = {}
         label: str | None = None
-        if isinstance(spec, str):
-            base, params = split_spec(spec)
-            if params:
-                spec, label = base, spec
-        elif isinstance(spec, tuple | list):
+        if isinstance(spec, tuple | list):
             if len(spec) == 2:
                 spec, params = spec
             elif len(spec) == 3:
@@ -151,6 +147,11 @@ def make_strategy(spec: Any, rng: random.Random, game: str) -> Strategy:
             else:
                 raise UserError(f"strategy spec {spec!r}: expected (base, params) or "
                                 "(base, params, name)")
+        if isinstance(spec, str):
+            base, inline = split_spec(spec)
+            if inline:  # the table's parameters win, as a config variant's do
+                spec, label = base, label or spec
+                params = {**inline, **(params or {})}
         bot = _construct(resolve(spec, game), rng, params or {}, repr(label or spec), game)
         if label is not None:
             bot.name = label  # an instance attribute: the class keeps its registry name

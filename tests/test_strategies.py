@@ -141,6 +141,8 @@ def test_a_strategy_takes_its_parameters_inline():
     table = play_game(TN, None, [TINY_MCTS, "greedy"], seed=4, players=2)
     assert inline.final_vp == table.final_vp and inline.actions == table.actions
     assert inline.strategies == ["mcts:budget=6:candidates=3", "greedy"]
+    bot = make_strategy(("mcts:budget=6:candidates=2", {"candidates": 3}), random.Random(0), TN)
+    assert bot.p["simulations"] == 6 and bot.p["candidates"] == 3
     # a variant's base may carry parameters too; the table's own win
     assert variant_spec("m", {"base": "mcts:budget=6:candidates=2", "candidates": 3}, TN) == (
         "mcts", {"budget": 6, "candidates": 3})
