@@ -18,6 +18,9 @@ from strategies.terra_mystica.leaf import shipped
 from strategies.terra_mystica.valuation import Context, valuation
 from strategies.weighted import Seated
 
+# follow-ups a playout decides by the state alone (free spades queue their conversions: not kept)
+KEPT = frozenset(("leech", "cult", "favor", "town", "bridge"))
+
 
 class TerraMysticaHeuristic(Heuristic):
     def __init__(self, rng: random.Random, candidates: int, noise: float):
@@ -51,6 +54,13 @@ class TerraMysticaHeuristic(Heuristic):
 
     def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
         bot = self.policies.to_move(state)
+        if state.pending and state.pending[0][0] in KEPT and not bot.queued:
+            # an offer, a cult step, a tile or a bridge: a function of the state alone (no
+            # noise, nothing queued), so a state reached again decides as it did
+            a = memo.get("pending")
+            if a is None:
+                a = memo["pending"] = bot.choose(state, legal)
+            return a
         bot.memo = memo
         a = bot.choose(state, legal)
         bot.memo = None
