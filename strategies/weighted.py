@@ -8,7 +8,8 @@ Tuned weights (`terra-sim tune`) are data in `strategies/<game>/tuned/`: `<bot>.
 every faction, `<bot>-<faction>.toml` for one. A bot plays with them unless told
 `tuned = false`; a plan without files of its own builds its departures on its family's
 (greedy's) tuned weights, so one tuning lifts every plan. A departure keeps its size on the
-tuned scale (`depart`), and so do a plan's biases (`scale`).
+tuned scale (`depart`), and so do a plan's biases (`scale`); a tuned plan may play only a share
+of both (`lean`).
 """
 
 import functools
@@ -31,6 +32,9 @@ class WeightedStrategy(Strategy):
     default_weights: ClassVar[dict[str, float]] = {}  # the game's valuation weights
     plan_weights: ClassVar[dict[str, float]] = {}  # a plan's departures from them
     family: ClassVar[str] = ""  # the bot whose tuned weights a plan builds on
+    # The share of its plan a tuned plan plays: its departures and biases times this. A plan
+    # played whole can cost its seat far more than its idea is worth (a game's README says).
+    lean: ClassVar[float] = 1.0
     params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}, "tuned": True}
 
     def __init_subclass__(cls, **kwargs: Any):
@@ -67,11 +71,14 @@ class WeightedStrategy(Strategy):
     @classmethod
     def start_weights(cls, faction: str = "", tuned: bool = True) -> dict[str, float]:
         """The weights the bot plays with before a config's own: the game's defaults and the
-        plan's departures, or the tuned files that replace them (see the module's doc)."""
-        w = {**cls.default_weights, **cls.plan_weights}
+        plan's departures (at its `lean` when tuned), or the tuned files that replace them (see
+        the module's doc)."""
         if not tuned:
-            return w
-        for name, plan in ((cls.name, {}), (cls.family, cls.plan_weights)):
+            return {**cls.default_weights, **cls.plan_weights}
+        d = cls.default_weights
+        leaned = {k: d[k] + cls.lean * (v - d[k]) for k, v in cls.plan_weights.items()}
+        w = {**d, **leaned}
+        for name, plan in ((cls.name, {}), (cls.family, leaned)):
             got = cls.tuned_for(name, faction) if name else None
             if got is not None:
                 return cls.depart({**cls.default_weights, **got}, plan)
@@ -109,19 +116,19 @@ class WeightedStrategy(Strategy):
         weight the file does not hold was not tuned and says nothing of the tuning's scale).
         The biases are set by hand on the defaults' scale, in VP. A tuning that halves most of
         a faction's valuation would otherwise leave them weighing twice what they were meant
-        to (strategies/README.md has the case that showed it). 1 for greedy (its file was
-        tuned with its own biases) and for a bot played untuned."""
-        if not tuned or cls.name == cls.family or not cls.family:
+        to (strategies/README.md has the case that showed it). Times the plan's `lean`. 1 for
+        greedy (its file was tuned with its own biases) and for a bot played untuned."""
+        if not tuned or cls.name == cls.family:
             return 1.0
-        got = cls.tuned_for(cls.family, faction)
+        got = cls.tuned_for(cls.family, faction) if cls.family else None
         if got is None:
-            return 1.0
+            return cls.lean
         d = cls.default_weights
         ratios = [got[k] / v for k, v in d.items()
                   if abs(v) >= SCALE_MIN and k in got and k not in cls.plan_weights]
         scale = statistics.median(ratios) if ratios else 1.0
         # a tuning that took most weights across zero says nothing of size: keep the biases
-        return scale if scale > 0 else 1.0
+        return cls.lean * (scale if scale > 0 else 1.0)
 
     @staticmethod
     def faction_of(player: Any) -> str:

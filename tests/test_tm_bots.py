@@ -84,11 +84,12 @@ def test_the_valuation_network_memo_gives_what_a_search_gives(table):
 
 @pytest.fixture(scope="module")
 def focus_games():
-    """Twelve 4-player games with the five plans and greedy rotated through the seats (eight
-    seats a bot: with four, two plans' dwellings tied once)."""
+    """24 4-player games with the five plans and greedy rotated through the seats (16 seats a
+    bot: with four, two plans' dwellings tied once; with eight, a plan played at half its lean
+    read a leech share within a seat's noise of greedy's)."""
     bots = SCRIPTED
     out = []
-    for i in range(12):
+    for i in range(24):
         four = [bots[(i + k) % len(bots)] for k in range(4)]
         out.append(play_counted(four, 300 + i))
     return out

@@ -118,6 +118,35 @@ def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch
     _tuned.cache_clear()
 
 
+def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatch):
+    """A plan's `lean` scales its departures from the defaults and its biases, tuned; untuned it
+    plays its plan whole, and greedy has none to scale."""
+    from strategies.weighted import _tuned
+
+    base, plan = kit
+    monkeypatch.setattr(base, "default_weights", {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.0})
+    monkeypatch.setattr(plan, "plan_weights", {"b": 6.0, "c": 30.0, "d": 0.5})
+    (tmp_path / "tuned" / "base-hens.toml").write_text(
+        "[weights]\na = 2.0\nb = 4.0\nc = 6.0\nd = 1.0\n")
+    _tuned.cache_clear()
+    whole = plan(random.Random(0))
+    whole.seat("hens")
+    monkeypatch.setattr(plan, "lean", 0.5)
+    half = plan(random.Random(0))
+    half.seat("hens")
+    # whole: b 3x its default, c 10x, d +0.5; half: b 2x, c 5.5x, d +0.25, on the tuned values
+    assert whole.w == pytest.approx({"a": 2.0, "b": 12.0, "c": 60.0, "d": 1.5})
+    assert half.w == pytest.approx({"a": 2.0, "b": 8.0, "c": 33.0, "d": 1.25})
+    assert half.scale == pytest.approx(whole.scale / 2) and whole.scale == pytest.approx(2.0)
+    untuned = plan(random.Random(0), tuned=False)
+    assert untuned.w == {"a": 1.0, "b": 6.0, "c": 30.0, "d": 0.5} and untuned.scale == 1.0
+    monkeypatch.setattr(base, "lean", 0.5)
+    greedy = base(random.Random(0))
+    greedy.seat("hens")
+    assert greedy.scale == 1.0
+    _tuned.cache_clear()
+
+
 def test_every_shipped_plan_plays_its_biases_at_a_positive_scale():
     """Terra Nova's tunings shrink the valuation (its plans' biases shrink with it), Terra
     Mystica's move it both ways and less, and Terramara's plans, tuned whole, have no family and
@@ -132,7 +161,7 @@ def test_every_shipped_plan_plays_its_biases_at_a_positive_scale():
             if not issubclass(cls, WeightedStrategy):
                 continue
             for f in factions:
-                scale = cls.bias_scale(f)
+                scale = cls.bias_scale(f) / cls.lean  # the tuning's scale, the plan's share apart
                 if cls.name == cls.family or not cls.family:
                     assert scale == 1.0, (game, cls.name, f)
                 else:
