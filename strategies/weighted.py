@@ -34,13 +34,15 @@ class WeightedStrategy(Strategy):
     family: ClassVar[str] = ""  # the bot whose tuned weights a plan builds on
     # The share of its plan a tuned plan plays: its departures and biases times this. A plan
     # played whole can cost its seat far more than its idea is worth (a game's README says).
+    # A config or spec may set it (`cult-runner:lean=1` plays the plan whole).
     lean: ClassVar[float] = 1.0
-    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}, "tuned": True}
+    params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}, "tuned": True, "lean": 1.0}
 
     def __init_subclass__(cls, **kwargs: Any):
         super().__init_subclass__(**kwargs)
         # `terra-sim list strategies` shows a plan's weights as its default `weights`
-        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights), "tuned": True}
+        cls.params = {"top_k": 6, "weights": dict(cls.plan_weights), "tuned": True,
+                      "lean": cls.lean}
 
     def __init__(self, rng: random.Random, **params: Any):
         defaults = self.default_weights
@@ -62,21 +64,28 @@ class WeightedStrategy(Strategy):
             raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
         self.noise = 0.0  # random jitter on look-ahead scores; the search's playouts set it
         self.memo: dict[str, Any] | None = None  # a search's scratch for this state (playouts)
+        lean = self.p["lean"]
+        if isinstance(lean, bool) or not isinstance(lean, int | float) or lean < 0:
+            raise ValueError(f"{self.name}: lean must be a number >= 0, got {lean!r}")
+        self.lean_now = float(lean)
         self.given = {k: float(v) for k, v in given.items()}
-        self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"]), **self.given}
+        self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"],
+                                                         lean=self.lean_now), **self.given}
         # what a plan's biases are multiplied by: the scale of the valuation they are added to
-        self.scale = self.bias_scale(tuned=self.p["tuned"])
+        self.scale = self.bias_scale(tuned=self.p["tuned"], lean=self.lean_now)
         self.seated = False
 
     @classmethod
-    def start_weights(cls, faction: str = "", tuned: bool = True) -> dict[str, float]:
+    def start_weights(cls, faction: str = "", tuned: bool = True,
+                      lean: float | None = None) -> dict[str, float]:
         """The weights the bot plays with before a config's own: the game's defaults and the
-        plan's departures (at its `lean` when tuned), or the tuned files that replace them (see
-        the module's doc)."""
+        plan's departures (at its `lean`, or the one given, when tuned), or the tuned files that
+        replace them (see the module's doc)."""
         if not tuned:
             return {**cls.default_weights, **cls.plan_weights}
         d = cls.default_weights
-        leaned = {k: d[k] + cls.lean * (v - d[k]) for k, v in cls.plan_weights.items()}
+        k = cls.lean if lean is None else lean
+        leaned = {n: d[n] + k * (v - d[n]) for n, v in cls.plan_weights.items()}
         w = {**d, **leaned}
         for name, plan in ((cls.name, {}), (cls.family, leaned)):
             got = cls.tuned_for(name, faction) if name else None
@@ -109,7 +118,8 @@ class WeightedStrategy(Strategy):
         return out
 
     @classmethod
-    def bias_scale(cls, faction: str = "", tuned: bool = True) -> float:
+    def bias_scale(cls, faction: str = "", tuned: bool = True,
+                   lean: float | None = None) -> float:
         """The scale a plan's biases (its extra liking for an action, a tile, a palace) are
         played at: the family's tuning's scale for the faction, the median ratio of its tuned
         weights to the defaults over the weights the plan leaves alone (those of some size; a
@@ -120,15 +130,16 @@ class WeightedStrategy(Strategy):
         greedy (its file was tuned with its own biases) and for a bot played untuned."""
         if not tuned or cls.name == cls.family:
             return 1.0
+        share = cls.lean if lean is None else lean
         got = cls.tuned_for(cls.family, faction) if cls.family else None
         if got is None:
-            return cls.lean
+            return share
         d = cls.default_weights
         ratios = [got[k] / v for k, v in d.items()
                   if abs(v) >= SCALE_MIN and k in got and k not in cls.plan_weights]
         scale = statistics.median(ratios) if ratios else 1.0
         # a tuning that took most weights across zero says nothing of size: keep the biases
-        return cls.lean * (scale if scale > 0 else 1.0)
+        return share * (scale if scale > 0 else 1.0)
 
     @staticmethod
     def faction_of(player: Any) -> str:
@@ -140,8 +151,8 @@ class WeightedStrategy(Strategy):
         are any, replace the bot's (its config's own weights stay on top)."""
         self.seated = True
         if self.p["tuned"]:
-            self.w = {**self.start_weights(faction), **self.given}
-            self.scale = self.bias_scale(faction)
+            self.w = {**self.start_weights(faction, lean=self.lean_now), **self.given}
+            self.scale = self.bias_scale(faction, lean=self.lean_now)
 
     def memoised(self, key: str, compute: Callable[[], Any]) -> Any:
         """compute(), kept in the search's memo of this state when a playout asks: a search

@@ -413,7 +413,7 @@ def test_a_factions_tuned_weights_reach_the_compiled_valuation(monkeypatch):
     shared = GreedyStrategy.start_weights()
     own = {**shared, "town": shared["town"] + 1.0}
     monkeypatch.setattr(GreedyStrategy, "start_weights", classmethod(
-        lambda cls, faction="", tuned=True: own if faction == "golems" else shared))
+        lambda cls, faction="", tuned=True, lean=None: own if faction == "golems" else shared))
     bot = GreedyStrategy(random.Random(1))
     assert bot.weights.town == shared["town"]
     bot.seat("golems")

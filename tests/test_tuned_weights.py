@@ -120,7 +120,8 @@ def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch
 
 def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatch):
     """A plan's `lean` scales its departures from the defaults and its biases, tuned; untuned it
-    plays its plan whole, and greedy has none to scale."""
+    plays its plan whole, and greedy has none to scale. A class sets it; a config or a spec
+    (`plan:lean=1`) overrides it."""
     from strategies.weighted import _tuned
 
     base, plan = kit
@@ -131,19 +132,26 @@ def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatc
     _tuned.cache_clear()
     whole = plan(random.Random(0))
     whole.seat("hens")
-    monkeypatch.setattr(plan, "lean", 0.5)
-    half = plan(random.Random(0))
+    halved = type("Halved", (plan,), {"lean": 0.5, "__module__": plan.__module__})
+    half = halved(random.Random(0))
     half.seat("hens")
+    given = plan(random.Random(0), lean=0.5)
+    given.seat("hens")
+    assert (given.w, given.scale) == (half.w, half.scale)
+    again = halved(random.Random(0), lean=1)
+    again.seat("hens")
+    assert (again.w, again.scale) == (whole.w, whole.scale)
     # whole: b 3x its default, c 10x, d +0.5; half: b 2x, c 5.5x, d +0.25, on the tuned values
     assert whole.w == pytest.approx({"a": 2.0, "b": 12.0, "c": 60.0, "d": 1.5})
     assert half.w == pytest.approx({"a": 2.0, "b": 8.0, "c": 33.0, "d": 1.25})
     assert half.scale == pytest.approx(whole.scale / 2) and whole.scale == pytest.approx(2.0)
     untuned = plan(random.Random(0), tuned=False)
     assert untuned.w == {"a": 1.0, "b": 6.0, "c": 30.0, "d": 0.5} and untuned.scale == 1.0
-    monkeypatch.setattr(base, "lean", 0.5)
-    greedy = base(random.Random(0))
+    greedy = base(random.Random(0), lean=0.5)
     greedy.seat("hens")
     assert greedy.scale == 1.0
+    with pytest.raises(ValueError, match="lean must be a number >= 0"):
+        plan(random.Random(0), lean=-1)
     _tuned.cache_clear()
 
 
