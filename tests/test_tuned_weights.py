@@ -85,9 +85,7 @@ def test_a_plans_departures_scale_with_its_familys_tuning(kit, tmp_path, monkeyp
     (tmp_path / "tuned" / "base-hens.toml").write_text(
         "[weights]\nb = -1.0\nc = 0.25\nd = -0.1\n")
     _tuned.cache_clear()
-    bot = plan(random.Random(0))
-    bot.seat("hens")
-    assert bot.w == pytest.approx({"a": 1.0, "b": 2.0, "c": 2.5, "d": 0.4})
+    assert seated(plan).w == pytest.approx({"a": 1.0, "b": 2.0, "c": 2.5, "d": 0.4})
     # untuned, the plan plays its weights as written
     assert plan(random.Random(0), tuned=False).w == {"a": 1.0, "b": 5.0, "c": 30.0, "d": 0.5}
     _tuned.cache_clear()
@@ -118,6 +116,12 @@ def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch
     _tuned.cache_clear()
 
 
+def seated(cls, faction="hens", **params):
+    bot = cls(random.Random(0), **params)
+    bot.seat(faction)
+    return bot
+
+
 def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatch):
     """A plan's `lean` scales its departures from the defaults and its biases, tuned; untuned it
     plays its plan whole, and greedy has none to scale. A class sets it; a config or a spec
@@ -130,16 +134,10 @@ def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatc
     (tmp_path / "tuned" / "base-hens.toml").write_text(
         "[weights]\na = 2.0\nb = 4.0\nc = 6.0\nd = 1.0\n")
     _tuned.cache_clear()
-    whole = plan(random.Random(0))
-    whole.seat("hens")
+    whole = seated(plan)
     halved = type("Halved", (plan,), {"lean": 0.5, "__module__": plan.__module__})
-    half = halved(random.Random(0))
-    half.seat("hens")
-    given = plan(random.Random(0), lean=0.5)
-    given.seat("hens")
+    half, given, again = seated(halved), seated(plan, lean=0.5), seated(halved, lean=1)
     assert (given.w, given.scale) == (half.w, half.scale)
-    again = halved(random.Random(0), lean=1)
-    again.seat("hens")
     assert (again.w, again.scale) == (whole.w, whole.scale)
     # whole: b 3x its default, c 10x, d +0.5; half: b 2x, c 5.5x, d +0.25, on the tuned values
     assert whole.w == pytest.approx({"a": 2.0, "b": 12.0, "c": 60.0, "d": 1.5})
@@ -147,9 +145,7 @@ def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatc
     assert half.scale == pytest.approx(whole.scale / 2) and whole.scale == pytest.approx(2.0)
     untuned = plan(random.Random(0), tuned=False)
     assert untuned.w == {"a": 1.0, "b": 6.0, "c": 30.0, "d": 0.5} and untuned.scale == 1.0
-    greedy = base(random.Random(0), lean=0.5)
-    greedy.seat("hens")
-    assert greedy.scale == 1.0
+    assert seated(base, lean=0.5).scale == 1.0
     with pytest.raises(ValueError, match="lean must be a number >= 0"):
         plan(random.Random(0), lean=-1)
     _tuned.cache_clear()
