@@ -67,12 +67,11 @@ class WeightedStrategy(Strategy):
         lean = self.p["lean"]
         if isinstance(lean, bool) or not isinstance(lean, int | float) or lean < 0:
             raise ValueError(f"{self.name}: lean must be a number >= 0, got {lean!r}")
-        self.lean_now = float(lean)
         self.given = {k: float(v) for k, v in given.items()}
-        self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"],
-                                                         lean=self.lean_now), **self.given}
+        self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"], lean=lean),
+                                    **self.given}
         # what a plan's biases are multiplied by: the scale of the valuation they are added to
-        self.scale = self.bias_scale(tuned=self.p["tuned"], lean=self.lean_now)
+        self.scale = self.bias_scale(tuned=self.p["tuned"], lean=lean)
         self.seated = False
 
     @classmethod
@@ -151,8 +150,8 @@ class WeightedStrategy(Strategy):
         are any, replace the bot's (its config's own weights stay on top)."""
         self.seated = True
         if self.p["tuned"]:
-            self.w = {**self.start_weights(faction, lean=self.lean_now), **self.given}
-            self.scale = self.bias_scale(faction, lean=self.lean_now)
+            self.w = {**self.start_weights(faction, lean=self.p["lean"]), **self.given}
+            self.scale = self.bias_scale(faction, lean=self.p["lean"])
 
     def memoised(self, key: str, compute: Callable[[], Any]) -> Any:
         """compute(), kept in the search's memo of this state when a playout asks: a search
