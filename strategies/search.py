@@ -18,8 +18,8 @@ decision keeps what was worked out at each state reached (its legal moves, the p
 look-ahead and follow-ups, a leaf's values) for the simulations that pass there again. Most do:
 a noisy policy mostly plays its best guess, and in the slowest shipped game four in five of the
 playout look-aheads were repeats. The games played are the same with it or without; they cost a
-third (the look-ahead kept), and in Terra Mystica 30% less again (the legal moves kept:
-listing them had become the costliest call of a playout).
+third (the look-ahead kept), and a sixth to 30% less again in the shipped games (the legal
+moves kept: listing them had become the costliest call of a playout).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class WeightedStrategy(Strategy):
     family: ClassVar[str] = ""  # the bot whose tuned weights a plan builds on
     # The share of its plan a tuned plan plays: its departures and biases times this. A plan
     # played whole can cost its seat far more than its idea is worth (a game's README says).
-    # A config or spec may set it (`cult-runner:lean=1` plays the plan whole).
+    # A config or spec may set it (`<plan>:lean=1` plays the plan whole).
     lean: ClassVar[float] = 1.0
     params: ClassVar[dict[str, Any]] = {"top_k": 6, "weights": {}, "tuned": True, "lean": 1.0}
 
