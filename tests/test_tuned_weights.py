@@ -73,46 +73,23 @@ def test_a_plan_builds_its_departures_on_its_familys_tuned_weights(kit, tmp_path
     assert fresh(random.Random(0)).w == {"a": 1.0, "b": 7.0, "c": 8.0}
 
 
-def test_a_plans_departures_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch):
-    """A plan that sets a weight to ten times its default plays ten times the tuned value;
-    one that adds to a weight whose default is zero, or whose tuning crossed zero, adds as
-    much to the tuned one."""
-    from strategies.weighted import _tuned
-
-    _, plan = kit
-    monkeypatch.setattr(plan, "default_weights", {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.0})
-    monkeypatch.setattr(plan, "plan_weights", {"b": 5.0, "c": 30.0, "d": 0.5})
-    (tmp_path / "tuned" / "base-hens.toml").write_text(
-        "[weights]\nb = -1.0\nc = 0.25\nd = -0.1\n")
-    _tuned.cache_clear()
-    assert seated(plan).w == pytest.approx({"a": 1.0, "b": 2.0, "c": 2.5, "d": 0.4})
-    # untuned, the plan plays its weights as written
-    assert plan(random.Random(0), tuned=False).w == {"a": 1.0, "b": 5.0, "c": 30.0, "d": 0.5}
-    _tuned.cache_clear()
-
-
-def test_a_plans_biases_scale_with_its_familys_tuning(kit, tmp_path, monkeypatch):
-    """A plan's biases are played at its family's tuned scale for the seat's faction: the
-    median ratio of the tuned weights to the defaults, over the weights of some size that the
-    plan leaves alone. Greedy itself, and any bot untuned, keeps its biases as written."""
+@pytest.fixture
+def hens(kit, tmp_path, monkeypatch):
+    """Arranges the kit: its default weights, a plan's departures if given, and the hens'
+    tuned file (tuned/base-hens.toml)."""
     from strategies.weighted import _tuned
 
     base, plan = kit
-    monkeypatch.setattr(base, "default_weights",
-                        {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.1, "e": 4.0})
-    (tmp_path / "tuned" / "base-hens.toml").write_text(
-        "[weights]\na = 0.5\nb = 0.5\nc = 99.0\nd = 5.0\ne = 3.0\n")
-    _tuned.cache_clear()
-    bot = plan(random.Random(0))
-    # base.toml holds a (10x) and b (10x): the tuning's scale is read from the weights it tuned
-    assert bot.scale == pytest.approx(10.0)
-    bot.seat("hens")
-    # c is the plan's own weight and d too small to say a scale: a 0.5x, b 0.25x, e 0.75x
-    assert bot.scale == pytest.approx(0.5)
-    assert plan(random.Random(0), tuned=False).scale == 1.0
-    greedy = base(random.Random(0))
-    greedy.seat("hens")
-    assert greedy.scale == 1.0
+
+    def arrange(defaults, tuned, plan_weights=None):
+        monkeypatch.setattr(base, "default_weights", defaults)
+        if plan_weights is not None:
+            monkeypatch.setattr(plan, "plan_weights", plan_weights)
+        (tmp_path / "tuned" / "base-hens.toml").write_text(
+            "[weights]\n" + "".join(f"{k} = {v}\n" for k, v in tuned.items()))
+        _tuned.cache_clear()
+
+    yield arrange
     _tuned.cache_clear()
 
 
@@ -122,18 +99,42 @@ def seated(cls, faction="hens", **params):
     return bot
 
 
-def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatch):
+def test_a_plans_departures_scale_with_its_familys_tuning(kit, hens):
+    """A plan that sets a weight to ten times its default plays ten times the tuned value;
+    one that adds to a weight whose default is zero, or whose tuning crossed zero, adds as
+    much to the tuned one."""
+    _, plan = kit
+    hens({"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.0}, {"b": -1.0, "c": 0.25, "d": -0.1},
+         plan_weights={"b": 5.0, "c": 30.0, "d": 0.5})
+    assert seated(plan).w == pytest.approx({"a": 1.0, "b": 2.0, "c": 2.5, "d": 0.4})
+    # untuned, the plan plays its weights as written
+    assert plan(random.Random(0), tuned=False).w == {"a": 1.0, "b": 5.0, "c": 30.0, "d": 0.5}
+
+
+def test_a_plans_biases_scale_with_its_familys_tuning(kit, hens):
+    """A plan's biases are played at its family's tuned scale for the seat's faction: the
+    median ratio of the tuned weights to the defaults, over the weights of some size that the
+    plan leaves alone. Greedy itself, and any bot untuned, keeps its biases as written."""
+    base, plan = kit
+    hens({"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.1, "e": 4.0},
+         {"a": 0.5, "b": 0.5, "c": 99.0, "d": 5.0, "e": 3.0})
+    bot = plan(random.Random(0))
+    # base.toml holds a (10x) and b (10x): the tuning's scale is read from the weights it tuned
+    assert bot.scale == pytest.approx(10.0)
+    bot.seat("hens")
+    # c is the plan's own weight and d too small to say a scale: a 0.5x, b 0.25x, e 0.75x
+    assert bot.scale == pytest.approx(0.5)
+    assert plan(random.Random(0), tuned=False).scale == 1.0
+    assert seated(base).scale == 1.0
+
+
+def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, hens):
     """A plan's `lean` scales its departures from the defaults and its biases, tuned; untuned it
     plays its plan whole, and greedy has none to scale. A class sets it; a config or a spec
     (`plan:lean=1`) overrides it."""
-    from strategies.weighted import _tuned
-
     base, plan = kit
-    monkeypatch.setattr(base, "default_weights", {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.0})
-    monkeypatch.setattr(plan, "plan_weights", {"b": 6.0, "c": 30.0, "d": 0.5})
-    (tmp_path / "tuned" / "base-hens.toml").write_text(
-        "[weights]\na = 2.0\nb = 4.0\nc = 6.0\nd = 1.0\n")
-    _tuned.cache_clear()
+    hens({"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.0}, {"a": 2.0, "b": 4.0, "c": 6.0, "d": 1.0},
+         plan_weights={"b": 6.0, "c": 30.0, "d": 0.5})
     whole = seated(plan)
     halved = type("Halved", (plan,), {"lean": 0.5, "__module__": plan.__module__})
     half, given, again = seated(halved), seated(plan, lean=0.5), seated(halved, lean=1)
@@ -148,7 +149,6 @@ def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, tmp_path, monkeypatc
     assert seated(base, lean=0.5).scale == 1.0
     with pytest.raises(ValueError, match="lean must be a number >= 0"):
         plan(random.Random(0), lean=-1)
-    _tuned.cache_clear()
 
 
 def test_every_shipped_plan_plays_its_biases_at_a_positive_scale():
