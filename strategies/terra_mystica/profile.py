@@ -1,0 +1,141 @@
+"""How the bots play beside people:
+`python -m strategies.terra_mystica.profile [--games N] [--seed S] [--workers N] [LOG ...]`.
+
+The same measures, per player and game, for 4-player games of the scripted roster and for real
+games logged by the online server (by default the three in tests/fixtures/terra_mystica/; any
+log `terra-sim import` reads will do): what a player scored and built, the power offers they
+took and declined and the VP they paid for them, the board power actions, burns and
+conversions they made, and what they held when they passed. A bot that scores less than people
+shows here where its game differs: a target for the valuation, not a verdict (three real games
+are few, and two of them have five players).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from strategies import bench
+from strategies.terra_mystica.bench_bots import SCRIPTED
+from terra_sim.games import get_game
+from terra_sim.games.terra_mystica.actions import Action
+from terra_sim.games.terra_mystica.notation import read_log, replay_log
+from terra_sim.games.terra_mystica.player import CAT
+from terra_sim.games.terra_mystica.state import TerraMysticaState
+from terra_sim.play import new_game
+
+GAME = "terra-mystica"
+REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "terra_mystica"
+PASS_ROUNDS = range(1, 6)  # passes that carry into another round
+CONVERSIONS = {("PW", "C"): "power to coins", ("PW", "W"): "power to workers",
+               ("PW", "P"): "power to priests", ("W", "C"): "workers to coins"}
+# the measures, in the order printed
+MEASURES = ("VP", "buildings at the end", "dwellings built", "upgrades", "towns",
+            "cult steps at the end", "offers taken", "offers declined", "VP paid for offers",
+            "board power actions", "burns", *CONVERSIONS.values(), "coins at a pass",
+            "workers at a pass")
+
+
+def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
+    """Add what action `a` of the seat to move in `s` (before it is played) counts for."""
+    p = s.players[s.current_player()]
+    kind, args = a
+    if kind == "build":
+        c["dwellings built"] += 1
+    elif kind == "upgrade":
+        c["upgrades"] += 1
+    elif kind == "leech":
+        c["offers taken"] += 1
+    elif kind == "decline":
+        c["offers declined"] += 1
+    elif kind == "burn":
+        c["burns"] += 1
+    elif kind == "action" and args[0] in s.data.tiles.power_actions:
+        c["board power actions"] += 1
+    elif kind == "convert" and tuple(args) in CONVERSIONS:
+        c[CONVERSIONS[tuple(args)]] += 1
+    elif kind == "pass" and s.round in PASS_ROUNDS:
+        c["coins at a pass"] += p.coins / len(PASS_ROUNDS)
+        c["workers at a pass"] += p.workers / len(PASS_ROUNDS)
+
+
+def finish(s: TerraMysticaState,
+           seats: list[defaultdict[str, float]]) -> list[dict[str, float]]:
+    """Each seat's measures once the game is over."""
+    for p, c in zip(s.players, seats, strict=True):
+        c["VP"] = p.total_vp
+        c["buildings at the end"] = p.buildings.bit_count()
+        c["towns"] = len(p.town_tiles)
+        c["cult steps at the end"] = sum(p.cults)
+        c["VP paid for offers"] = -p.vp[CAT["leech"]]
+    return [{m: c[m] for m in MEASURES} for c in seats]
+
+
+def bot_game(bots: list[str], seed: int, factions: list[str] | None,
+             players: int) -> dict[str, Any]:
+    """One game played like `terra_sim.play_game` (the same seeds, so the same game)."""
+    state, setup = new_game(get_game(GAME), factions, seed, players, None, {})
+    assert isinstance(state, TerraMysticaState)
+    agents = bench.seated(bots, seed, GAME)
+    seats: list[defaultdict[str, float]] = [defaultdict(float) for _ in setup["factions"]]
+    while not state.is_over():
+        a = agents[state.current_player()].choose(state, state.legal_actions())
+        count(state, a, seats[state.current_player()])
+        state.do(a)
+    return {"bots": bots, "vp": state.vp(), "players": finish(state, seats)}
+
+
+def real_game(text: str) -> list[dict[str, float]]:
+    """The measures of every player of a logged game, from the actions our engine replayed."""
+    r = replay_log(text)
+    s = r.g.new_state(read_log(text).factions, 0, **r.options)
+    seats: list[defaultdict[str, float]] = [defaultdict(float) for _ in s.players]
+    for line in r.actions:
+        a = s.parse_action(line)
+        if s.current_player() >= 0:  # setup's picks and placements belong to no turn
+            count(s, a, seats[s.current_player()])
+        s.apply(a)
+    return finish(s, seats)
+
+
+def means(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {m: statistics.mean(r[m] for r in rows) for m in MEASURES}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("logs", nargs="*", type=Path, help="real games' logs (default: the "
+                    "three in tests/fixtures/terra_mystica/)")
+    ap.add_argument("--games", type=int, default=200, help="4-player games of the roster")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    logs = args.logs or sorted(REAL.glob("real-*.txt"))
+    missing = [str(p) for p in logs if not p.is_file()]
+    if missing:
+        ap.error(f"no such log: {', '.join(missing)}")
+    rng = random.Random(args.seed)
+    jobs = [([rng.choice(SCRIPTED) for _ in range(4)], args.seed + i, None, 4)
+            for i in range(args.games)]
+    bots = [row for r in bench.run(bot_game, jobs, args.workers) for row in r["players"]]
+    people: list[dict[str, float]] = []
+    sizes: Counter = Counter()
+    for path in logs:
+        rows = real_game(path.read_text())
+        sizes[len(rows)] += 1
+        people += rows
+    mine, theirs = means(bots), means(people)
+    games = ", ".join(f"{n} of {k} players" for k, n in sorted(sizes.items()))
+    print(f"== per player and game: the scripted roster ({args.games} 4-player games, seed "
+          f"{args.seed}) beside {len(logs)} real games ({games})")
+    print(f"  {'measure':<24}{'bots':>9}{'people':>9}")
+    for m in MEASURES:
+        print(f"  {m:<24}{mine[m]:>9.2f}{theirs[m]:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

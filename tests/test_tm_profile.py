@@ -1,0 +1,48 @@
+"""The bots-beside-people profile (strategies/terra_mystica/profile.py): its measures of a real
+game agree with the log's own text and the known final VP, and a bot game's with play_game."""
+
+import re
+from pathlib import Path
+
+from strategies.terra_mystica import profile
+from terra_sim import play_game
+from terra_sim.games.terra_mystica.notation import faction_slug, read_log
+
+FIXTURES = Path(__file__).parent / "fixtures" / "terra_mystica"
+REAL = FIXTURES / "real-4p-game-c.txt"
+
+
+def test_a_real_games_measures_agree_with_its_log():
+    text = (FIXTURES / "real-5p-game-b.txt").read_text()
+    rows = profile.real_game(text)
+    factions = read_log(text).factions
+    final = {"halflings": 175, "mermaids": 106, "dwarves": 101, "chaos-magicians": 98,
+             "witches": 94}
+    assert [r["VP"] for r in rows] == [final[f] for f in factions]
+    taken = dict.fromkeys(factions, 0)  # the log's own "<Faction>: Leech N" commands
+    for line in text.splitlines():
+        who, _, rest = line.partition(":")
+        if rest and faction_slug(who.strip()) in taken:
+            taken[faction_slug(who.strip())] += len(re.findall(r"\bleech\b", rest, re.I))
+    assert [r["offers taken"] for r in rows] == [taken[f] for f in factions]
+    assert sum(taken.values()) > 20
+    for r in rows:
+        assert r["VP paid for offers"] <= r["offers taken"] * 4  # an offer costs at most 4 VP
+        assert 0 < r["buildings at the end"] <= 14
+
+
+def test_a_bot_games_measures_are_play_games():
+    bots = ["greedy", "expander", "cult-runner", "town-builder"]
+    out = profile.bot_game(bots, 3, None, 4)
+    rec = play_game("terra-mystica", None, bots, 3, players=4)
+    assert [r["VP"] for r in out["players"]] == list(rec.final_vp) == out["vp"]
+    n = sum(1 for a in rec.actions if a.split(" ")[0].lower() in ("leech",))
+    assert sum(r["offers taken"] for r in out["players"]) == n > 0
+
+
+def test_the_command_prints_every_measure(capsys):
+    profile.main(["--games", "2", "--workers", "1", str(REAL)])
+    out = capsys.readouterr().out
+    assert "1 real games (1 of 4 players)" in out
+    for m in profile.MEASURES:
+        assert re.search(rf"^  {re.escape(m)}\s+-?\d+\.\d\d\s+-?\d+\.\d\d$", out, re.M), m
