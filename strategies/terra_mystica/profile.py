@@ -8,6 +8,10 @@ took and declined and the VP they paid for them, the board power actions, burns 
 conversions they made, and what they held when they passed. A bot that scores less than people
 shows here where its game differs: a target for the valuation, not a verdict (three real games
 are few, and two of them have five players).
+
+Offers are those our engine makes: a player with no room for power gets none. The online server
+asks such a player too, and its log records the answer (`leech 1` that gains nothing): the
+Fakirs of real-5p-game-a answer 21 offers in the log, 16 of them with room.
 """
 
 from __future__ import annotations
