@@ -52,6 +52,17 @@ def test_the_breakdown_adds_up_to_the_vp(game):
         assert parts["network"] + parts["cults"] + parts["resources"] > 0
 
 
+@pytest.mark.parametrize(("old", "new", "why"), [
+    ("Nomads: Build F3", "Nomads: Build Z99", "unknown hex 'z99'"),
+    ("Nomads: Build F3", "Nomads: Build", "a word is missing"),
+    ("Mermaids: Build E4", "Mermaids: Upgrade E4 to XX", "unknown word 'xx'"),
+])
+def test_a_command_the_engine_cannot_read_names_its_line(game, old, new, why):
+    text = (FIXTURES / "real-4p-game-c.txt").read_text().replace(old, new, 1)
+    with pytest.raises(UserError, match=rf"^line \d+ \({new.lower()}\): {why}$"):
+        replay_log(text, game)
+
+
 def test_a_log_that_does_not_replay_names_its_line(game):
     text = (FIXTURES / "real-5p-game-a.txt").read_text().replace(
         "mermaids: upgrade e4 to tp", "mermaids: upgrade e4 to sa", 1)

@@ -269,6 +269,17 @@ class Replayer:
                 raise self.fail(c, "finish: the game is not at its end")
 
     def command(self, faction: str, c: Command) -> None:
+        # a command whose words the log's text cannot mean: one message naming its line
+        try:
+            self._command(faction, c)
+        except KeyError as e:
+            raise self.fail(c, f"unknown word {e.args[0]!r}") from None
+        except IndexError:
+            raise self.fail(c, "a word is missing") from None
+        except ValueError as e:  # an unknown hex, say
+            raise self.fail(c, str(e)) from None
+
+    def _command(self, faction: str, c: Command) -> None:
         s = self.state
         w = c.words
         head = w[0]
