@@ -4,6 +4,8 @@ game agree with the log's own text and the known final VP, and a bot game's with
 import re
 from pathlib import Path
 
+import pytest
+
 from strategies.terra_mystica import profile
 from terra_sim import play_game
 from terra_sim.games.terra_mystica.notation import faction_slug, read_log
@@ -46,3 +48,12 @@ def test_the_command_prints_every_measure(capsys):
     assert "1 real games (1 of 4 players)" in out
     for m in profile.MEASURES:
         assert re.search(rf"^  {re.escape(m)}\s+-?\d+\.\d\d\s+-?\d+\.\d\d$", out, re.M), m
+
+
+def test_a_log_that_does_not_replay_is_one_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(REAL.read_text().replace("Nomads: Build F3", "Nomads: Build Z99", 1))
+    with pytest.raises(SystemExit):
+        profile.main(["--games", "1", "--workers", "1", str(bad)])
+    err = capsys.readouterr().err
+    assert "bad.txt: line " in err and "Traceback" not in err

@@ -25,6 +25,7 @@ from typing import Any
 
 from strategies import bench
 from strategies.terra_mystica.bench_bots import SCRIPTED
+from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.notation import read_log, replay_log
@@ -118,20 +119,27 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error("--games must be at least 1")
     logs = args.logs or sorted(REAL.glob("real-*.txt"))
+    if not logs:
+        ap.error(f"no real games in {REAL}: name their logs")
     missing = [str(p) for p in logs if not p.is_file()]
     if missing:
         ap.error(f"no such log: {', '.join(missing)}")
+    people: list[dict[str, float]] = []
+    sizes: Counter = Counter()
+    for path in logs:
+        try:
+            rows = real_game(path.read_text())
+        except UserError as e:
+            ap.error(f"{path}: {e}")
+        sizes[len(rows)] += 1
+        people += rows
     rng = random.Random(args.seed)
     jobs = [([rng.choice(SCRIPTED) for _ in range(4)], args.seed + i, None, 4)
             for i in range(args.games)]
     bots = [row for r in bench.run(bot_game, jobs, args.workers) for row in r["players"]]
-    people: list[dict[str, float]] = []
-    sizes: Counter = Counter()
-    for path in logs:
-        rows = real_game(path.read_text())
-        sizes[len(rows)] += 1
-        people += rows
     mine, theirs = means(bots), means(people)
     games = ", ".join(f"{n} of {k} players" for k, n in sorted(sizes.items()))
     print(f"== per player and game: the scripted roster ({args.games} 4-player games, seed "
