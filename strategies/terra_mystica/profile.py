@@ -28,7 +28,7 @@ from strategies.terra_mystica.bench_bots import SCRIPTED
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
-from terra_sim.games.terra_mystica.notation import read_log, replay_log
+from terra_sim.games.terra_mystica.notation import replay_log
 from terra_sim.games.terra_mystica.player import CAT
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 from terra_sim.play import new_game
@@ -61,8 +61,8 @@ def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
         c["burns"] += 1
     elif kind == "action" and args[0] in s.data.tiles.power_actions:
         c["board power actions"] += 1
-    elif kind == "convert" and tuple(args) in CONVERSIONS:
-        c[CONVERSIONS[tuple(args)]] += 1
+    elif kind == "convert" and args in CONVERSIONS:
+        c[CONVERSIONS[args]] += 1
     elif kind == "pass" and s.round in PASS_ROUNDS:
         c["coins at a pass"] += p.coins / len(PASS_ROUNDS)
         c["workers at a pass"] += p.workers / len(PASS_ROUNDS)
@@ -97,7 +97,7 @@ def bot_game(bots: list[str], seed: int, factions: list[str] | None,
 def real_game(text: str) -> list[dict[str, float]]:
     """The measures of every player of a logged game, from the actions our engine replayed."""
     r = replay_log(text)
-    s = r.g.new_state(read_log(text).factions, 0, **r.options)
+    s = r.g.new_state(r.log.factions, 0, **r.options)
     seats: list[defaultdict[str, float]] = [defaultdict(float) for _ in s.players]
     for line in r.actions:
         a = s.parse_action(line)
