@@ -3,11 +3,11 @@
 
 The same measures, per player and game, for 4-player games of the scripted roster and for real
 games logged by the online server (by default the three in tests/fixtures/terra_mystica/; any
-log `terra-sim import` reads will do): what a player scored and built, the power offers they
-took and declined and the VP they paid for them, the board power actions, burns and
-conversions they made, and what they held when they passed. A bot that scores less than people
-shows here where its game differs: a target for the valuation, not a verdict (three real games
-are few, and two of them have five players).
+log `terra-sim import` reads will do): what a player scored and from what (the engine's VP
+categories), what they built, the power offers they took and declined and the VP they paid for
+them, the board power actions, burns and conversions they made, and what they held when they
+passed. A bot that scores less than people shows here where its game differs: a target for the
+valuation, not a verdict (three real games are few, and two of them have five players).
 
 Offers are those our engine makes: a player with no room for power gets none. The online server
 asks such a player too, and its log records the answer (`leech 1` that gains nothing): the
@@ -38,8 +38,14 @@ REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "terra_mysti
 PASS_ROUNDS = range(1, 6)  # passes that carry into another round
 CONVERSIONS = {("PW", "C"): "power to coins", ("PW", "W"): "power to workers",
                ("PW", "P"): "power to priests", ("W", "C"): "workers to coins"}
+# where the VP came from: the engine's own categories (start is the same for all, leech is
+# "VP paid for offers" below, adjust is a replay's fix)
+SOURCES = {c: f"  from {name}" for c, name in (
+    ("round", "round tiles"), ("build", "favour tiles"), ("town", "towns"),
+    ("advance", "advances"), ("pass", "passing"), ("faction", "faction powers"),
+    ("network", "final network"), ("cults", "final cults"), ("resources", "leftovers"))}
 # the measures, in the order printed
-MEASURES = ("VP", "buildings at the end", "dwellings built", "upgrades", "towns",
+MEASURES = ("VP", *SOURCES.values(), "buildings at the end", "dwellings built", "upgrades", "towns",
             "cult steps at the end", "offers taken", "offers declined", "VP paid for offers",
             "board power actions", "burns", *CONVERSIONS.values(), "coins at a pass",
             "workers at a pass")
@@ -73,6 +79,8 @@ def finish(s: TerraMysticaState,
     """Each seat's measures once the game is over."""
     for p, c in zip(s.players, seats, strict=True):
         c["VP"] = p.total_vp
+        for cat, m in SOURCES.items():
+            c[m] = p.vp[CAT[cat]]
         c["buildings at the end"] = p.buildings.bit_count()
         c["towns"] = len(p.town_tiles)
         c["cult steps at the end"] = sum(p.cults)
