@@ -58,3 +58,15 @@ def test_a_log_that_does_not_replay_is_one_clear_error(tmp_path, capsys):
         profile.main(["--games", "1", "--workers", "1", str(bad)])
     err = capsys.readouterr().err
     assert "bad.txt: line " in err and "Traceback" not in err
+
+
+def test_the_bots_can_be_any_pool(capsys):
+    profile.main(["--games", "2", "--workers", "1", "--strategies", "greedy", str(REAL)])
+    assert "== per player and game: greedy (2 4-player games, seed 1)" in capsys.readouterr().out
+    for bad, said in (("greedy,nope", "unknown strategy 'nope'"),
+                      ("mcts:budget=x", "simulations must be an integer"),
+                      (" , ", "--strategies names no bot")):
+        with pytest.raises(SystemExit):
+            profile.main(["--games", "1", "--workers", "1", "--strategies", bad, str(REAL)])
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err

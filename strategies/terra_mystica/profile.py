@@ -1,7 +1,9 @@
 """How the bots play beside people:
-`python -m strategies.terra_mystica.profile [--games N] [--seed S] [--workers N] [LOG ...]`.
+`python -m strategies.terra_mystica.profile [--games N] [--seed S] [--workers N]
+[--strategies BOT,...] [LOG ...]`.
 
-The same measures, per player and game, for 4-player games of the scripted roster and for real
+The same measures, per player and game, for 4-player games of bots (the scripted roster, or the
+pool `--strategies` names, say `mcts` for the search bot) and for real
 games logged by the online server (by default the three in tests/fixtures/terra_mystica/; any
 log `terra-sim import` reads will do): what a player scored and from what (the engine's VP
 categories), what they built, the power offers they took and declined and the VP they paid for
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from strategies import bench
+from strategies.registry import make_strategy
 from strategies.terra_mystica.bench_bots import SCRIPTED
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
@@ -126,9 +129,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=200, help="4-player games of the roster")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--strategies", default=",".join(SCRIPTED),
+                    help="the bots each seat is drawn from, comma-separated (default: the "
+                         "scripted roster); parameters inline: mcts:budget=30")
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
+    pool = [b.strip() for b in args.strategies.split(",") if b.strip()]
+    try:
+        if not pool:
+            raise UserError("--strategies names no bot")
+        for b in pool:
+            make_strategy(b, random.Random(0), GAME)
+    except UserError as e:
+        ap.error(str(e))
     logs = args.logs or sorted(REAL.glob("real-*.txt"))
     if not logs:
         ap.error(f"no real games in {REAL}: name their logs")
@@ -145,12 +159,13 @@ def main(argv: list[str] | None = None) -> None:
         sizes[len(rows)] += 1
         people += rows
     rng = random.Random(args.seed)
-    jobs = [([rng.choice(SCRIPTED) for _ in range(4)], args.seed + i, None, 4)
+    jobs = [([rng.choice(pool) for _ in range(4)], args.seed + i, None, 4)
             for i in range(args.games)]
     bots = [row for r in bench.run(bot_game, jobs, args.workers) for row in r["players"]]
     mine, theirs = means(bots), means(people)
     games = ", ".join(f"{n} of {k} players" for k, n in sorted(sizes.items()))
-    print(f"== per player and game: the scripted roster ({args.games} 4-player games, seed "
+    who = "the scripted roster" if pool == list(SCRIPTED) else ", ".join(pool)
+    print(f"== per player and game: {who} ({args.games} 4-player games, seed "
           f"{args.seed}) beside {len(logs)} real games ({games})")
     print(f"  {'measure':<24}{'bots':>9}{'people':>9}")
     for m in MEASURES:
