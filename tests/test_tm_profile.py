@@ -28,8 +28,11 @@ def test_a_real_games_measures_agree_with_its_log():
             taken[faction_slug(who.strip())] += len(re.findall(r"\bleech\b", rest, re.I))
     assert [r["offers taken"] for r in rows] == [taken[f] for f in factions]
     assert sum(taken.values()) > 20
+    acts = {a: text.count(f"action {a.lower()}") for a in profile.POWER_ACTIONS}
+    assert {a: sum(r[m] for r in rows) for a, m in profile.POWER_ACTIONS.items()} == acts
     for r in rows:  # the sources, with the start's 20 and the offers' cost, are the whole VP
         assert sum(r[m] for m in profile.SOURCES.values()) == r["VP"] - 20 + r["VP paid for offers"]
+        assert sum(r[m] for m in profile.POWER_ACTIONS.values()) == r["board power actions"]
         assert r["VP paid for offers"] <= r["offers taken"] * 4  # an offer costs at most 4 VP
         assert 0 < r["buildings at the end"] <= 14
 

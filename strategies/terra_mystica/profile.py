@@ -31,6 +31,7 @@ from strategies.terra_mystica.bench_bots import SCRIPTED
 from terra_sim.core.errors import UserError
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
+from terra_sim.games.terra_mystica.data import load_data
 from terra_sim.games.terra_mystica.notation import replay_log
 from terra_sim.games.terra_mystica.player import CAT
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -47,11 +48,14 @@ SOURCES = {c: f"  from {name}" for c, name in (
     ("round", "round tiles"), ("build", "favour tiles"), ("town", "towns"),
     ("advance", "advances"), ("pass", "passing"), ("faction", "faction powers"),
     ("network", "final network"), ("cults", "final cults"), ("resources", "leftovers"))}
+# each board power action, by what it gives (the base game's: a modded data set may have others)
+POWER_ACTIONS = {a: f"  {a}: {amount} {effect.removesuffix('s') if amount == 1 else effect}"
+                 for a, (_, effect, amount) in load_data().tiles.power_actions.items()}
 # the measures, in the order printed
-MEASURES = ("VP", *SOURCES.values(), "buildings at the end", "dwellings built", "upgrades", "towns",
-            "cult steps at the end", "offers taken", "offers declined", "VP paid for offers",
-            "board power actions", "burns", *CONVERSIONS.values(), "coins at a pass",
-            "workers at a pass")
+MEASURES = ("VP", *SOURCES.values(), "buildings at the end", "dwellings built", "upgrades",
+            "towns", "cult steps at the end", "offers taken", "offers declined",
+            "VP paid for offers", "board power actions", *POWER_ACTIONS.values(), "burns",
+            *CONVERSIONS.values(), "coins at a pass", "workers at a pass")
 
 
 def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
@@ -70,6 +74,8 @@ def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
         c["burns"] += 1
     elif kind == "action" and args[0] in s.data.tiles.power_actions:
         c["board power actions"] += 1
+        if args[0] in POWER_ACTIONS:
+            c[POWER_ACTIONS[args[0]]] += 1
     elif kind == "convert" and args in CONVERSIONS:
         c[CONVERSIONS[args]] += 1
     elif kind == "pass" and s.round in PASS_ROUNDS:
