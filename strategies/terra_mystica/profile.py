@@ -33,7 +33,6 @@ from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.data import load_data
 from terra_sim.games.terra_mystica.notation import replay_log
-from terra_sim.games.terra_mystica.player import CAT
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 from terra_sim.play import new_game
 
@@ -42,8 +41,8 @@ REAL = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "terra_mysti
 PASS_ROUNDS = range(1, 6)  # passes that carry into another round
 CONVERSIONS = {("PW", "C"): "power to coins", ("PW", "W"): "power to workers",
                ("PW", "P"): "power to priests", ("W", "C"): "workers to coins"}
-# where the VP came from: the engine's own categories (start is the same for all, leech is
-# "VP paid for offers" below, adjust is a replay's fix)
+# where the VP came from: the engine's own categories, as its breakdown() gives them (start is
+# the same for all, leech is "VP paid for offers" below, adjust is a replay's fix)
 SOURCES = {c: f"  from {name}" for c, name in (
     ("round", "round tiles"), ("build", "favour tiles"), ("town", "towns"),
     ("advance", "advances"), ("pass", "passing"), ("faction", "faction powers"),
@@ -86,14 +85,14 @@ def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
 def finish(s: TerraMysticaState,
            seats: list[defaultdict[str, float]]) -> list[dict[str, float]]:
     """Each seat's measures once the game is over."""
-    for p, c in zip(s.players, seats, strict=True):
+    for p, c, parts in zip(s.players, seats, s.breakdown(), strict=True):
         c["VP"] = p.total_vp
         for cat, m in SOURCES.items():
-            c[m] = p.vp[CAT[cat]]
+            c[m] = parts[cat]
         c["buildings at the end"] = p.buildings.bit_count()
         c["towns"] = len(p.town_tiles)
         c["cult steps at the end"] = sum(p.cults)
-        c["VP paid for offers"] = -p.vp[CAT["leech"]]
+        c["VP paid for offers"] = -parts["leech"]
     return [{m: c[m] for m in MEASURES} for c in seats]
 
 
