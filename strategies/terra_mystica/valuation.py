@@ -55,6 +55,8 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "bridge_prospects": 0.0,  # the Engineers' pass VP for bridges still waiting for a building
     "build_room": 0.0,  # per dwelling still wanted that has free land in reach (build_room)
     "favor_build": 0.6,  # share of a favour tile's VP per building still to come (favor_value)
+    # how far coins the held workers cannot spend fall towards final scoring's rate (Prices)
+    "hoard": 0.0,
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
@@ -78,6 +80,11 @@ BUILDING_WORTH: Final[dict[str, float]] = {"D": 1.0, "TP": 2.5, "TE": 3.0, "SH":
 # less than a tile's best case. (Its VP for buildings to come is the `favor_build` weight.)
 SPECULATIVE: Final = 0.6
 NETWORK_SHARE: Final = 0.15  # the network term's weight in round 1; it grows to 1 by the end
+# Coins the held workers can spend: every building and digging costs workers beside coins, two
+# to three coins a worker, and nothing turns coins into workers; a few more for a shipping
+# advance or a conversion's change. Beyond it coins wait for next round's workers.
+COINS_PER_WORKER: Final = 3
+SPARE_COINS: Final = 3
 
 
 def rounds_left(s: TerraMysticaState) -> int:
@@ -104,6 +111,7 @@ class Prices:
     power1: float
     token: float
     final_coin: float
+    idle_coin: float  # a coin beyond what the held workers can spend (COINS_PER_WORKER)
 
     @staticmethod
     def of(s: TerraMysticaState, p: Player, w: dict[str, float]) -> Prices:
@@ -113,9 +121,10 @@ class Prices:
         def mix(base: float, final: float) -> float:
             return final + (base - final) * g
 
-        return Prices(mix(w["coin"], fin), mix(w["worker"], fin), mix(w["priest"], fin),
+        coin = mix(w["coin"], fin)
+        return Prices(coin, mix(w["worker"], fin), mix(w["priest"], fin),
                       mix(w["power3"], fin), mix(w["power2"], fin / 2), mix(w["power1"], 0.0),
-                      w["token"] * rounds_left(s), fin)
+                      w["token"] * rounds_left(s), fin, coin - w["hoard"] * (coin - fin))
 
     def res(self, r: str) -> float:
         return {"C": self.coin, "W": self.worker, "P": self.priest, "PW": self.power3,
@@ -473,7 +482,12 @@ def pending_value(s: TerraMysticaState, p: Player, w: dict[str, float], pr: Pric
 
 
 def resource_value(p: Player, pr: Prices) -> float:
-    return (p.coins * pr.coin + p.workers * pr.worker + p.priests * pr.priest
+    """Held resources at their prices. Coins the held workers cannot spend are worth less
+    (`hoard`): greedy otherwise kept coins at full price and passed with three coins a round
+    more than people do (profile.py), short of the workers to build with them."""
+    idle = max(0, p.coins - COINS_PER_WORKER * p.workers - SPARE_COINS)
+    return (p.coins * pr.coin - idle * (pr.coin - pr.idle_coin) + p.workers * pr.worker
+            + p.priests * pr.priest
             + p.p3 * pr.power3 + p.p2 * pr.power2 + p.p1 * pr.power1
             + (p.p1 + p.p2 + p.p3) * pr.token)
 
