@@ -358,6 +358,38 @@ def test_favor_build_scales_what_a_favour_tile_pays_for_buildings_to_come():
     assert worth("FAV7", 2.0) == worth("FAV7", 0.0)  # an income tile: no build VP
 
 
+def test_hoard_prices_the_coins_the_held_workers_cannot_spend_at_final_scorings_rate():
+    """hoard: coins beyond three a held worker and three more fall towards final scoring's
+    rate (1: all the way); the coins the workers can spend, and a player with no idle coin,
+    keep their price; at 0 the valuation is the plain sum it was."""
+    from strategies.terra_mystica.valuation import DEFAULT_WEIGHTS, Prices, resource_value
+
+    state = first_turn()
+    p = state.players[1].copy()
+
+    def worth(coins, workers, hoard):
+        p.coins, p.workers = coins, workers
+        w = {**DEFAULT_WEIGHTS, "hoard": hoard}
+        return resource_value(p, Prices.of(state, p, w))
+
+    pr = Prices.of(state, p, DEFAULT_WEIGHTS)
+    assert pr.final_coin == pytest.approx(1 / 3) and pr.coin > 0.4
+    # 20 coins, 2 workers: 3 * 2 + 3 = 9 spendable, 11 idle
+    assert worth(20, 2, 0.0) - worth(20, 2, 1.0) == pytest.approx(11 * (pr.coin - 1 / 3))
+    assert worth(20, 2, 0.0) - worth(20, 2, 0.5) == pytest.approx(5.5 * (pr.coin - 1 / 3))
+    assert worth(9, 2, 1.0) == worth(9, 2, 0.0)  # no coin idle
+    assert worth(20, 6, 1.0) == worth(20, 6, 0.0)  # six workers spend 21 coins
+    # an idle coin's worth is final scoring's: one more adds 1/3 VP at hoard 1
+    assert worth(21, 2, 1.0) - worth(20, 2, 1.0) == pytest.approx(1 / 3)
+    # a worker more turns three idle coins back into spendable ones
+    assert worth(20, 3, 1.0) - worth(20, 2, 1.0) == pytest.approx(
+        pr.worker + 3 * (pr.coin - 1 / 3))
+    p.coins, p.workers = 20, 2
+    plain = (20 * pr.coin + 2 * pr.worker + p.priests * pr.priest + p.p3 * pr.power3
+             + p.p2 * pr.power2 + p.p1 * pr.power1 + (p.p1 + p.p2 + p.p3) * pr.token)
+    assert worth(20, 2, 0.0) == pytest.approx(plain, abs=1e-12)
+
+
 def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
     """The Chaos Magicians' double turn scores what its two actions are worth, played out by the
     same look-ahead: more than the best single action when both pay; never a pass, and no
