@@ -434,6 +434,8 @@ def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
     broke = state.clone()  # nothing to pay for an action with: the double turn is no candidate
     q = broke.players[0]
     q.workers = q.coins = q.priests = q.p1 = q.p2 = q.p3 = 0
+    # nor a free one: the bonus tile's and favour tiles' actions (a cult step) taken this round
+    q.used |= {q.bonus, *q.favors}
     cands = funded_actions(broke, q, broke.legal_actions())
     assert actc in cands
     assert greedy.evaluate(broke, 0, q, [actc], cands) == []
