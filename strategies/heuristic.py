@@ -5,14 +5,21 @@ playouts are uniformly random, and a leaf is worth its VP.
 """
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 
 class Heuristic:
+    # The search bot's parameters for this game where they differ from its own defaults (say, a
+    # longer horizon where a round's end values a position badly); a bot's own parameters win.
+    search_defaults: ClassVar[dict[str, Any]] = {}
+
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         self.rng = rng  # the bot's own stream: a heuristic's choices replay with the seed
         self.candidates = candidates  # how many root moves a pruning heuristic keeps
         self.noise = noise  # how far a heuristic playout policy strays from its best guess
+        # Set by the search for each playout: this one follows the policy's best guess, without
+        # noise (a random policy has none to leave out).
+        self.exact = False
 
     def decide(self, state: Any, legal: list) -> Any | None:
         """A choice that is not worth a search (a forced move, a bookkeeping decision), or None

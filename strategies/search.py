@@ -7,7 +7,13 @@ seat that decides there. A simulation walks down the tree, plays a playout by th
 policy for every seat to the end of the horizon, values the leaf for every seat as its value
 minus its strongest opponent's, and credits each node on the way with its own seat's share
 (max^n backup, for any number of players). A move's child node is grown once the move has been
-tried `expand_after` times; 0 grows none, which is flat Monte Carlo over the root moves.
+tried `expand_after` times; 0 grows none, which is flat Monte Carlo over the root moves. With
+`exact_first`, a root move's first playout follows the policy's best guess (no noise) and only
+its later ones stray: a small budget then spends itself on the most likely line of each move,
+a larger one adds samples around it.
+
+A game's heuristic may set the search's defaults for its game (`search_defaults`); parameters
+given to the bot override them.
 
 Perfect information is assumed after setup: states are cloned as they are, without
 determinisation. Decisions the heuristic makes without search (`decide`) are played on the way
@@ -83,12 +89,13 @@ class Memo:
 class SearchStrategy(Strategy):
     name = "mcts"
     description = ("Monte Carlo tree search: UCB1 over the game heuristic's best moves, "
-                   "playouts by its policy to the horizon (the round's end by default); the "
+                   "playouts by its policy to the horizon (the round's end unless the game "
+                   "sets another); the "
                    "strongest and slowest bot. Its budget, simulations a decision, is "
                    "mcts:budget=N.")
     params: ClassVar[dict[str, Any]] = {"simulations": 60, "candidates": 5, "horizon": 1,
                                         "exploration": 1.0, "rollout_noise": 0.6,
-                                        "expand_after": 0}
+                                        "expand_after": 0, "exact_first": False}
     kind = "search"
 
     def __init__(self, rng: random.Random, **params: Any):
@@ -97,6 +104,16 @@ class SearchStrategy(Strategy):
                 raise ValueError("mcts: budget is another name for simulations: give one")
             params["simulations"] = params.pop("budget")
         super().__init__(rng, **params)
+        self.given = frozenset(params)  # what the game's search_defaults may not override
+        self._check()
+        self.heuristic = self._heuristic(Heuristic)
+        self.at = Memo()  # the memo of the state a simulation has reached
+        # The last decision's root moves (none when the heuristic decided it unsearched) and
+        # the index of the one played: a bench reads what the search chose beside them.
+        self.options: list[tuple[list[Any], float]] = []
+        self.picked = 0
+
+    def _check(self) -> None:
         for key, low in (("simulations", 0), ("candidates", 1), ("horizon", 0),
                          ("expand_after", 0)):
             v = self.p[key]
@@ -105,19 +122,25 @@ class SearchStrategy(Strategy):
         for key in ("exploration", "rollout_noise"):
             if isinstance(self.p[key], bool) or not isinstance(self.p[key], int | float):
                 raise ValueError(f"mcts: {key} must be a number, got {self.p[key]!r}")
-        self.heuristic = self._heuristic(Heuristic)
-        self.at = Memo()  # the memo of the state a simulation has reached
-        # The last decision's root moves (none when the heuristic decided it unsearched) and
-        # the index of the one played: a bench reads what the search chose beside them.
-        self.options: list[tuple[list[Any], float]] = []
-        self.picked = 0
+        if not isinstance(self.p["exact_first"], bool):
+            raise ValueError(f"mcts: exact_first must be true or false, got "
+                             f"{self.p['exact_first']!r}")
 
     def _heuristic(self, cls: Any) -> Heuristic:
         return cls(self.rng, self.p["candidates"], float(self.p["rollout_noise"]))
 
+    @classmethod
+    def defaults(cls, kit: ModuleType | None) -> dict[str, Any]:
+        """The parameters the bot plays a game with when given none: its own defaults under its
+        game heuristic's `search_defaults`."""
+        return {**cls.params, **getattr(kit, "HEURISTIC", Heuristic).search_defaults}
+
     def bind(self, game: str, kit: ModuleType | None) -> None:
         super().bind(game, kit)
-        self.heuristic = self._heuristic(getattr(kit, "HEURISTIC", Heuristic))
+        cls = getattr(kit, "HEURISTIC", Heuristic)
+        self.p.update({k: v for k, v in self.defaults(kit).items() if k not in self.given})
+        self._check()
+        self.heuristic = self._heuristic(cls)
 
     def choose(self, state: Any, legal: list) -> Any:
         self.options = []
@@ -126,10 +149,12 @@ class SearchStrategy(Strategy):
             return forced
         options = self.heuristic.root_moves(state, legal)
         self.options = options
-        if len(options) == 1 or self.p["simulations"] <= len(options):
+        # a budget short of a playout a root move searches the heuristic's best ones
+        searched = options[:max(1, self.p["simulations"])]
+        if len(searched) == 1:
             self.picked = 0
             return options[0][0][0]
-        root = Node(state.current_player(), options)
+        root = Node(state.current_player(), searched)
         horizon = self.p["horizon"]
         last_round = state.round + horizon - 1 if horizon else math.inf
         memo = Memo()
@@ -154,6 +179,7 @@ class SearchStrategy(Strategy):
         while True:
             i = node.select(c)
             if legal is None:  # the root: its moves come from this very state
+                h.exact = self.p["exact_first"] and not node.visits[i]
                 for a in node.moves[i]:
                     self._apply(s, a)
             elif not self._play(s, node.moves[i], legal):

@@ -69,10 +69,55 @@ def test_search_beats_random_and_replays(expand_after):
 def test_bad_parameters_are_user_errors():
     for params, message in [({"expand_after": -1}, "expand_after must be an integer >= 0"),
                             ({"horizon": 1.5}, "horizon must be an integer"),
-                            ({"exploration": "wide"}, "exploration must be a number")]:
+                            ({"exploration": "wide"}, "exploration must be a number"),
+                            ({"exact_first": 1}, "exact_first must be true or false")]:
         with pytest.raises(UserError, match=message):
             make_strategy(("mcts", params), random.Random(0), "tally")
     assert SearchStrategy.kind == "search"
+
+
+def test_a_budget_short_of_the_root_moves_searches_the_best_of_them():
+    """Two simulations over three root moves try the heuristic's first two once each (a budget
+    of one plays its first move unsearched)."""
+    state = plugin_game.Tally().new_state(["ant", "cat", "eel"], 4)
+    for budget, searched in ((2, [2, 2]), (3, [3, 3, 3]), (1, [])):
+        bot = make_strategy(("mcts", {"simulations": budget, "horizon": 0}), random.Random(1),
+                            "tally")
+        calls: list[int] = []
+        simulate = bot.simulate
+
+        def counted(s, root, last, simulate=simulate, calls=calls):
+            calls.append(len(root.moves))
+            simulate(s, root, last)
+
+        bot.simulate = counted  # type: ignore[method-assign]
+        a = bot.choose(state, state.legal_actions())
+        assert calls == searched and len(bot.options) == 3
+        assert a in [seq[0] for seq, _ in bot.options[:max(1, budget)]]
+
+
+@pytest.mark.parametrize("exact_first", [True, False])
+def test_exact_first_plays_each_root_moves_first_playout_without_noise(exact_first):
+    bot = make_strategy(("mcts", {"exact_first": exact_first, "horizon": 0}), random.Random(1),
+                        "tally")
+    h = bot.heuristic
+    state = plugin_game.Tally().new_state(["ant", "cat", "eel"], 4)
+    root = Node(state.current_player(), h.root_moves(state, state.legal_actions()))
+    seen = []
+    playout = h.playout
+
+    def noted(s, legal, memo):
+        seen.append(h.exact)
+        return playout(s, legal, memo)
+
+    h.playout = noted  # type: ignore[method-assign]
+    firsts = []
+    for _ in range(12):
+        firsts.append(not root.visits[root.select(1.0)])  # the move the walk will pick
+        seen.clear()
+        bot.simulate(state, root, math.inf)
+        assert seen and set(seen) == {exact_first and firsts[-1]}
+    assert firsts[:len(root.moves)] == [True] * len(root.moves) and not any(firsts[3:])
 
 
 @pytest.mark.parametrize("game", ["terra-mystica", "terra-nova", "terramara"])

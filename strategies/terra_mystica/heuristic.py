@@ -62,6 +62,7 @@ class TerraMysticaHeuristic(Heuristic):
                 a = memo["pending"] = bot.choose(state, legal)
             return a
         bot.memo = memo
+        bot.noise = 0.0 if self.exact else self.noise
         a = bot.choose(state, legal)
         bot.memo = None
         return a

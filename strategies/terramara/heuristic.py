@@ -42,6 +42,7 @@ class TerramaraHeuristic(Heuristic):
     def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
         bot = self.policies.to_move(state)
         bot.memo = memo
+        bot.noise = 0.0 if self.exact else self.noise
         a = bot.choose(state, legal)
         bot.memo = None
         return a
