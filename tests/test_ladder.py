@@ -20,7 +20,7 @@ from terra_sim.analysis import ladder as analysis
 from terra_sim.cli import cli
 from terra_sim.core.errors import UserError
 from terra_sim.games import register_game, unregister_game
-from terra_sim.run.ladder import DEFAULT_BUDGETS, plan, run_ladder
+from terra_sim.run.ladder import default_budgets, plan, run_ladder
 from terra_sim.run.runner import RunInterrupted
 
 RUNGS = ("random", "greedy", "mcts-4")
@@ -263,15 +263,25 @@ def test_conclusion_turns_on_the_lower_bound():
 
 def test_default_rungs_and_folder(tally):
     out, rungs, configs = plan({"game": "tally", "games": 20})
-    budgets = [f"mcts-{b}" for b in DEFAULT_BUDGETS]
+    assert default_budgets("tally") == [60, 120]  # no search_defaults: the bot's own 60
+    budgets = ["mcts-60", "mcts-120"]
     assert [r.name for r in rungs] == ["random", "scripted", *budgets]
     assert [c.strategies for c in configs] == [["random"], ["greedy"], *[[b] for b in budgets]]
-    assert configs[-1].variants[budgets[-1]] == {"base": "mcts",
-                                                 "simulations": DEFAULT_BUDGETS[-1]}
+    assert configs[-1].variants[budgets[-1]] == {"base": "mcts", "simulations": 120}
     assert [c.out for c in configs] == [str(out / r.name) for r in rungs]
     assert out.parent.name == "runs" and out.name.startswith("ladder-tally-")
     assert plan({"game": "tally", "games": 20})[0] == out  # the same ladder, the same folder
     assert plan({"game": "tally", "games": 21})[0] != out
+
+
+def test_the_default_search_rungs_follow_the_games_search_defaults():
+    """Terra Mystica's search is two rounds deep at 6 simulations: 30 or 60 there would cost
+    several times the default's game."""
+    assert default_budgets("terra-mystica") == [6, 12]
+    assert default_budgets("terra-nova") == [60, 120]
+    _, rungs, configs = plan({"game": "terra-mystica", "games": 20})
+    assert [r.name for r in rungs][-2:] == ["mcts-6", "mcts-12"]
+    assert configs[-1].variants["mcts-12"] == {"base": "mcts", "simulations": 12}
 
 
 def test_a_game_with_tuned_bots_gets_an_untuned_rung_below_them():
@@ -287,14 +297,16 @@ def test_a_game_with_tuned_bots_gets_an_untuned_rung_below_them():
     assert configs[2].strategies == scripted
 
 
-@pytest.mark.parametrize("name", ["ladder.toml", "ladder-terra-mystica.toml"])
-def test_the_example_configs_plan(tmp_path, name):
+@pytest.mark.parametrize(("name", "budgets"), [("ladder.toml", (30, 60)),
+                                               ("ladder-terra-mystica.toml", (6, 12))])
+def test_the_example_configs_plan(tmp_path, name, budgets):
     from strategies import default_strategies
 
     root = Path(__file__).resolve().parent.parent
     out, rungs, configs = plan(root / "configs" / name, out=str(tmp_path / "l"))
-    assert [r.name for r in rungs] == ["random", "untuned", "scripted", "mcts-30", "mcts-60"]
-    assert configs[-1].variants["mcts-60"] == {"base": "mcts", "simulations": 60}
+    top = [f"mcts-{b}" for b in budgets]
+    assert [r.name for r in rungs] == ["random", "untuned", "scripted", *top]
+    assert configs[-1].variants[top[-1]] == {"base": "mcts", "simulations": budgets[-1]}
     assert configs[2].strategies == default_strategies(configs[2].game)
     assert configs[1].strategies == [f"{n}-untuned" for n in configs[2].strategies]
     assert all(configs[1].variants[n] == {"base": n.removesuffix("-untuned"), "tuned": False}

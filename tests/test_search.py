@@ -120,6 +120,22 @@ def test_exact_first_plays_each_root_moves_first_playout_without_noise(exact_fir
     assert firsts[:len(root.moves)] == [True] * len(root.moves) and not any(firsts[3:])
 
 
+def test_a_game_heuristic_sets_the_search_defaults_and_given_parameters_win():
+    """Terra Mystica's search plays two rounds deep at 6 simulations, each root move's first
+    playout exact; Terra Nova keeps the bot's own defaults."""
+    def params(game: str, given: dict) -> dict:
+        return make_strategy(("mcts", given), random.Random(0), game).p
+
+    tm = params("terra-mystica", {})
+    assert (tm["horizon"], tm["simulations"], tm["exact_first"]) == (2, 6, True)
+    assert params("terra-mystica", {"budget": 30})["simulations"] == 30
+    assert params("terra-mystica", {"horizon": 1})["horizon"] == 1
+    tn = params("terra-nova", {})
+    assert {k: tn[k] for k in SearchStrategy.params} == SearchStrategy.params
+    with pytest.raises(UserError, match="horizon must be an integer"):
+        make_strategy(("mcts", {"horizon": "two"}), random.Random(0), "terra-mystica")
+
+
 @pytest.mark.parametrize("game", ["terra-mystica", "terra-nova", "terramara"])
 def test_the_memo_changes_no_choice(game, monkeypatch):
     """What a search keeps per state it reached (the playout policy's look-ahead, a leaf's

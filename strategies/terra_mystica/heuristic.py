@@ -1,7 +1,8 @@
 """What the search bot knows of Terra Mystica: greedy's best main actions as root moves (the
-burns and conversions that pay for an action and the action count as one move), a noisy greedy
-playout policy, playouts that stop at the round's end, and leaves valued by the scripted bots'
-valuation's terms, weighed by how well they foretell final VP (leaf.py).
+burns and conversions that pay for an action and the action count as one move), a greedy
+playout policy (each root move's first playout by its best guess, later ones noisy), playouts
+that stop at the end of the next round, and leaves valued by the scripted bots' valuation's
+terms, weighed by how well they foretell final VP (leaf.py).
 
 Setup, follow-ups, power offers and the free actions after a turn's action are left to greedy:
 searching them buys little.
@@ -10,7 +11,7 @@ searching them buys little.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from strategies.heuristic import Heuristic
 from strategies.terra_mystica.greedy import GreedyStrategy
@@ -23,6 +24,14 @@ KEPT = frozenset(("leech", "cult", "favor", "town", "bridge"))
 
 
 class TerraMysticaHeuristic(Heuristic):
+    # Playouts to the end of the next round, each root move's first one by the policy's best
+    # guess: at the default budget every root move is played once along its most likely line.
+    # A round's end values a position badly here (what a turn builds pays in the rounds after
+    # it), and one exact look two rounds ahead beats ten noisy ones to the round's end at the
+    # same cost (strategies/README.md, "The search bot's horizon").
+    search_defaults: ClassVar[dict[str, Any]] = {"horizon": 2, "simulations": 6,
+                                                 "exact_first": True}
+
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
         # every seat is played and valued as the tuned bots play its faction

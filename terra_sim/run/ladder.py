@@ -17,7 +17,7 @@ config's `[strategies.<variant>]` tables for bots with parameters):
     simulations = 100
 
 Without one, the rungs are `random`, the game's scripted mix before its tuning (when it has
-tuned weights) and after, and the search bot at two budgets.
+tuned weights) and after, and the search bot at its game's default budget and at twice it.
 
 Every rung is an ordinary run (OUT/<rung>) of the same config but for its strategy pool: the
 same master seed, player counts, design and faction pool. The plan deals a game's factions and
@@ -47,12 +47,12 @@ if TYPE_CHECKING:  # polars, the runner and the analysis load when a ladder runs
     from terra_sim.run.runner import RunResult
 
 SEARCH_BOT = "mcts"
-# The search bot's simulations per decision at the two default top rungs: half its own default
-# and the default itself. Since the search keeps its heuristic's work per state reached, a
-# 4-player game of four 60-simulation seats takes about 1 s of one core in the default game and
-# about 7 s in the slowest shipped one: a few hundred games per rung fit in minutes on a few
-# cores.
-DEFAULT_BUDGETS = (30, 60)
+# The search bot's simulations per decision at the two default top rungs, as multiples of its
+# game's default budget (60 in the default game, 6 two rounds deep in the slowest): the
+# default and twice it. Below the default a search may not try every root move once. A 4-player
+# game of four default seats takes about 1 s of one core in the default game and about 10 s in
+# the slowest shipped one: a few hundred games per rung fit in minutes on a few cores.
+BUDGET_MULTIPLES = (1, 2)
 # A rung's name is its run's folder name.
 RUNG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 RUNG_KEYS = ("name", "strategies")
@@ -136,8 +136,7 @@ def rungs_from(section: Any) -> list[Rung]:
 
 def default_rungs(cfg: RunConfig) -> list[Rung]:
     """Random play, the game's scripted mix (when it has one; untuned, then tuned, when it has
-    tuned weights) and the search bot at DEFAULT_BUDGETS simulations, as variants added to
-    `cfg`."""
+    tuned weights) and the search bot at default_budgets(game), as variants added to `cfg`."""
     import strategies
     from strategies.weighted import WeightedStrategy
 
@@ -156,11 +155,20 @@ def default_rungs(cfg: RunConfig) -> list[Rung]:
         rungs.append(Rung("untuned", tuple(untuned)))
     if scripted != ["random"]:
         rungs.append(Rung("scripted", tuple(scripted)))
-    for budget in DEFAULT_BUDGETS:
+    for budget in default_budgets(cfg.game):
         rungs.append(Rung(f"{SEARCH_BOT}-{budget}", (_variant(
             cfg, f"{SEARCH_BOT}-{budget}", {"base": SEARCH_BOT, "simulations": budget},
             f"the search bot at {budget} simulations"),)))
     return rungs
+
+
+def default_budgets(game: str) -> list[int]:
+    """The search bot's budgets at the default ladder's top rungs for `game`."""
+    from strategies.search import SearchStrategy
+    from terra_sim.games import game_bots
+
+    budget = SearchStrategy.defaults(game_bots(game))["simulations"]
+    return [k * budget for k in BUDGET_MULTIPLES]
 
 
 def _variant(cfg: RunConfig, name: str, table: dict[str, Any], what: str) -> str:
