@@ -31,6 +31,12 @@ class Strategy:
         self.p = {**self.params, **params}
         self.game: str | None = None
 
+    @classmethod
+    def defaults(cls, kit: ModuleType | None) -> dict[str, Any]:
+        """The parameters the bot plays the game of `kit` (its bot package) with when given
+        none."""
+        return dict(cls.params)
+
     def bind(self, game: str, kit: ModuleType | None) -> None:
         """Told once, before its first game, which game it plays and that game's bot package
         (strategies/<game>/, or None): a game-agnostic bot takes its game knowledge from it."""

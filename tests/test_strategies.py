@@ -53,7 +53,10 @@ def test_list_strategies_shows_every_bot():
     out = CliRunner().invoke(list_group, ["strategies", "--game", "terra-nova"]).output
     for name in REGISTRY:
         assert re.search(rf"^{re.escape(name)}\s", out, re.M), name
-    assert "simulations=" in out and "top_k=" in out
+    assert "simulations=60" in out and "top_k=" in out
+    # a game's own search defaults are what its listing shows
+    tm = CliRunner().invoke(list_group, ["strategies", "--game", "terra-mystica"]).output
+    assert "simulations=6, candidates=5, horizon=2," in tm and "exact_first=True" in tm
 
 
 def test_unknown_parameters_and_weights_are_user_errors():

@@ -46,9 +46,11 @@ def list_options(game: str) -> None:
 def list_strategies(game: str) -> None:
     """The strategy bots that play a game, with a one-line description and their parameters."""
     from strategies import roster
+    from terra_sim.games import game_bots
 
+    kit = game_bots(game)
     for name, cls in roster(game).items():
-        params = ", ".join(f"{k}={v}" for k, v in cls.params.items()) or "no parameters"
+        params = ", ".join(f"{k}={v}" for k, v in cls.defaults(kit).items()) or "no parameters"
         click.echo(f"{name:<14} {cls.description}\n{'':<14} {cls.kind}; parameters: {params}")
     click.echo("\nSet parameters inline where a bot is named (NAME:key=value:key=value, say "
                "mcts:budget=120), or in a config's [strategies.<variant>] table.")
