@@ -21,6 +21,12 @@ class Heuristic:
         # noise (a random policy has none to leave out).
         self.exact = False
 
+    @property
+    def playout_noise(self) -> float:
+        """How far this playout's policy strays: not at all when the search asks for its exact
+        line."""
+        return 0.0 if self.exact else self.noise
+
     def decide(self, state: Any, legal: list) -> Any | None:
         """A choice that is not worth a search (a forced move, a bookkeeping decision), or None
         to search this one."""

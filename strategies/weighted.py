@@ -153,6 +153,14 @@ class WeightedStrategy(Strategy):
             self.w = {**self.start_weights(faction, lean=self.p["lean"]), **self.given}
             self.scale = self.bias_scale(faction, lean=self.p["lean"])
 
+    def play_out(self, state: Any, legal: list, memo: dict[str, Any], noise: float) -> Any:
+        """choose() as a search's playout policy: scores jittered by `noise`, the look-ahead
+        kept in the search's memo of this state."""
+        self.memo, self.noise = memo, noise
+        a = self.choose(state, legal)
+        self.memo = None
+        return a
+
     def memoised(self, key: str, compute: Callable[[], Any]) -> Any:
         """compute(), kept in the search's memo of this state when a playout asks: a search
         reaches the same state again and again, and the look-ahead is a pure function of it."""

@@ -117,7 +117,8 @@ def test_exact_first_plays_each_root_moves_first_playout_without_noise(exact_fir
         seen.clear()
         bot.simulate(state, root, math.inf)
         assert seen and set(seen) == {exact_first and firsts[-1]}
-    assert firsts[:len(root.moves)] == [True] * len(root.moves) and not any(firsts[3:])
+    n = len(root.moves)
+    assert firsts[:n] == [True] * n and not any(firsts[n:])
 
 
 def test_a_game_heuristic_sets_the_search_defaults_and_given_parameters_win():

@@ -70,11 +70,7 @@ class TerraMysticaHeuristic(Heuristic):
             if a is None:
                 a = memo["pending"] = bot.choose(state, legal)
             return a
-        bot.memo = memo
-        bot.noise = 0.0 if self.exact else self.noise
-        a = bot.choose(state, legal)
-        bot.memo = None
-        return a
+        return bot.play_out(state, legal, memo, self.playout_noise)
 
     def values(self, state: Any) -> list[float]:
         if state.is_over():

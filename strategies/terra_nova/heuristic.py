@@ -49,12 +49,7 @@ class TerraNovaHeuristic(Heuristic):
         return options
 
     def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
-        bot = self.policies.to_move(state)
-        bot.memo = memo
-        bot.noise = 0.0 if self.exact else self.noise
-        a = bot.choose(state, legal)
-        bot.memo = None
-        return a
+        return self.policies.to_move(state).play_out(state, legal, memo, self.playout_noise)
 
     def playout_over(self, state: Any, last_round: float) -> bool:
         if state.stage in ("exchange", "final-exchange") and state.round >= last_round:

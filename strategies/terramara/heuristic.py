@@ -40,12 +40,7 @@ class TerramaraHeuristic(Heuristic):
         return options or [([legal[0]], 0.0)]
 
     def playout(self, state: Any, legal: list, memo: dict[str, Any]) -> Any:
-        bot = self.policies.to_move(state)
-        bot.memo = memo
-        bot.noise = 0.0 if self.exact else self.noise
-        a = bot.choose(state, legal)
-        bot.memo = None
-        return a
+        return self.policies.to_move(state).play_out(state, legal, memo, self.playout_noise)
 
     def values(self, state: Any) -> list[float]:
         if state.is_over():
