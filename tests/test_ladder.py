@@ -275,10 +275,11 @@ def test_default_rungs_and_folder(tally):
 
 
 def test_the_default_search_rungs_follow_the_games_search_defaults():
-    """Terra Mystica's search is two rounds deep at 6 simulations: 30 or 60 there would cost
-    several times the default's game."""
+    """Terra Mystica's search is two rounds deep at 6 simulations (30 or 60 there would cost
+    several times the default's game), Terra Nova's at 12; Terramara's is the bot's own 60."""
     assert default_budgets("terra-mystica") == [6, 12]
-    assert default_budgets("terra-nova") == [60, 120]
+    assert default_budgets("terra-nova") == [12, 24]
+    assert default_budgets("terramara") == [60, 120]
     _, rungs, configs = plan({"game": "terra-mystica", "games": 20})
     assert [r.name for r in rungs][-2:] == ["mcts-6", "mcts-12"]
     assert configs[-1].variants["mcts-12"] == {"base": "mcts", "simulations": 12}
@@ -297,7 +298,7 @@ def test_a_game_with_tuned_bots_gets_an_untuned_rung_below_them():
     assert configs[2].strategies == scripted
 
 
-@pytest.mark.parametrize(("name", "budgets"), [("ladder.toml", (30, 60)),
+@pytest.mark.parametrize(("name", "budgets"), [("ladder.toml", (12, 24)),
                                                ("ladder-terra-mystica.toml", (6, 12))])
 def test_the_example_configs_plan(tmp_path, name, budgets):
     from strategies import default_strategies

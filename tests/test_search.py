@@ -123,7 +123,7 @@ def test_exact_first_plays_each_root_moves_first_playout_without_noise(exact_fir
 
 def test_a_game_heuristic_sets_the_search_defaults_and_given_parameters_win():
     """Terra Mystica's search plays two rounds deep at 6 simulations, each root move's first
-    playout exact; Terra Nova keeps the bot's own defaults."""
+    playout exact, Terra Nova's at 12; Terramara keeps the bot's own defaults."""
     def params(game: str, given: dict) -> dict:
         return make_strategy(("mcts", given), random.Random(0), game).p
 
@@ -132,7 +132,9 @@ def test_a_game_heuristic_sets_the_search_defaults_and_given_parameters_win():
     assert params("terra-mystica", {"budget": 30})["simulations"] == 30
     assert params("terra-mystica", {"horizon": 1})["horizon"] == 1
     tn = params("terra-nova", {})
-    assert {k: tn[k] for k in SearchStrategy.params} == SearchStrategy.params
+    assert (tn["horizon"], tn["simulations"], tn["exact_first"]) == (2, 12, True)
+    tr = params("terramara", {})
+    assert {k: tr[k] for k in SearchStrategy.params} == SearchStrategy.params
     with pytest.raises(UserError, match="horizon must be an integer"):
         make_strategy(("mcts", {"horizon": "two"}), random.Random(0), "terra-mystica")
 

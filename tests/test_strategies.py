@@ -53,10 +53,12 @@ def test_list_strategies_shows_every_bot():
     out = CliRunner().invoke(list_group, ["strategies", "--game", "terra-nova"]).output
     for name in REGISTRY:
         assert re.search(rf"^{re.escape(name)}\s", out, re.M), name
-    assert "simulations=60" in out and "top_k=" in out
-    # a game's own search defaults are what its listing shows
+    assert "simulations=12, candidates=5, horizon=2," in out and "top_k=" in out
+    # a game's own search defaults are what its listing shows; Terramara's are the bot's own
     tm = CliRunner().invoke(list_group, ["strategies", "--game", "terra-mystica"]).output
     assert "simulations=6, candidates=5, horizon=2," in tm and "exact_first=True" in tm
+    tr = CliRunner().invoke(list_group, ["strategies", "--game", "terramara"]).output
+    assert "simulations=60, candidates=5, horizon=1," in tr
 
 
 def test_unknown_parameters_and_weights_are_user_errors():
