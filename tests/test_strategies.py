@@ -423,3 +423,29 @@ def test_a_factions_tuned_weights_reach_the_compiled_valuation(monkeypatch):
     assert bot.weights.town == shared["town"]
     bot.seat("golems")
     assert bot.weights.town == own["town"] and bot.w["town"] == own["town"]
+
+
+@pytest.mark.parametrize("game", ["terra-nova", "terra-mystica"])  # exact_first by default
+def test_the_search_plays_each_root_moves_first_playout_by_its_bots_own_line(game):
+    """exact_first: a root move's first playout is the tuned bots' own line whatever the
+    search's random stream; with noise from the first, two streams play them otherwise."""
+    from strategies.search import Node
+
+    g = get_game(game)
+    state = g.new_state(g.random_factions(3, random.Random(3)), 3)
+    h = make_strategy("mcts", random.Random(0), game).heuristic
+    while h.decide(state, legal := state.legal_actions()) is not None or state.round < 2:
+        state.apply(h.decide(state, legal) or h.root_moves(state, legal)[0][0][0])
+
+    def first_playouts(seed: int, exact: bool) -> list[float]:
+        bot = make_strategy(("mcts", {"exact_first": exact, "horizon": 1}),
+                            random.Random(seed), game)
+        root = Node(state.current_player(),
+                    bot.heuristic.root_moves(state, state.legal_actions()))
+        for _ in root.moves:
+            bot.simulate(state, root, state.round)
+        assert root.visits == [1] * len(root.moves) and len(root.moves) > 1
+        return root.total
+
+    assert first_playouts(1, True) == first_playouts(2, True)
+    assert first_playouts(1, False) != first_playouts(2, False)

@@ -197,30 +197,6 @@ def test_mcts_plays_terra_mystica_with_its_heuristic():
     assert len(r.final_vp) == 2 and max(r.final_vp) > 40
 
 
-def test_the_search_plays_each_root_moves_first_playout_by_greedys_own_line():
-    """exact_first: a root move's first playout is the tuned bots' own line whatever the
-    search's random stream; with noise from the first, two streams play them otherwise."""
-    from strategies.search import Node
-
-    state = get_game(GAME).new_state(["witches", "nomads", "darklings"], 3)
-    h = HEURISTIC(random.Random(0), 5, 0.6)
-    while h.decide(state, legal := state.legal_actions()) is not None or state.round < 2:
-        state.apply(h.decide(state, legal) or h.root_moves(state, legal)[0][0][0])
-
-    def first_playouts(seed: int, exact: bool) -> list[float]:
-        bot = make_strategy(("mcts", {"exact_first": exact, "horizon": 1}),
-                            random.Random(seed), GAME)
-        root = Node(state.current_player(),
-                    bot.heuristic.root_moves(state, state.legal_actions()))
-        for _ in root.moves:
-            bot.simulate(state, root, state.round)
-        assert root.visits == [1] * len(root.moves)
-        return root.total
-
-    assert first_playouts(1, True) == first_playouts(2, True)
-    assert first_playouts(1, False) != first_playouts(2, False)
-
-
 def _priced(state, seat, a) -> bool:
     """Whether action_cost matches what the engine takes for `a` (coins, workers, priests)."""
     from strategies.terra_mystica.funding import action_cost
