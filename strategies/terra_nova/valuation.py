@@ -377,14 +377,32 @@ def others_network(state: TerraNovaState, q: Player) -> int:
     return size
 
 
+# valuation's terms, in the order terms() lists them: the search's fitted leaf value
+# (strategies/leaf.py) weighs each by how well it foretells final VP. The last round's state is
+# valued by its own few (final, last_town); the others are zero there, and those two elsewhere.
+TERMS: Final[tuple[str, ...]] = (
+    "vp", "pending_towns", "dropout", "final", "last_town", "resources", "income",
+    "bonus_income", "territory", "buildings", "ability", "town", "reach", "sail",
+    "opponent_adjacent", "edge", "round_next")
+
+
 def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
-    """How good `state` is for `seat`, in VP equivalents (only differences matter)."""
+    """How good `state` is for `seat`, in VP equivalents (only differences matter): the sum of
+    its terms, added in order (an explicit loop: sum() of floats rounds otherwise from 3.12)."""
+    v = 0.0
+    for t in terms(state, seat, ctx):
+        v += t
+    return v
+
+
+def terms(state: TerraNovaState, seat: int, ctx: Context) -> list[float]:
+    """valuation's terms for seat, named by TERMS."""
     p = state.players[seat]
     w = ctx.w
     data = state.data
     # VP earned, not the score: a starting-VP handicap then changes no float and so no choice
     # (the same number at another magnitude rounds differently, and can break a tie otherwise).
-    v = float(p.total_vp - p.faction.start_vp)
+    vp = float(p.total_vp - p.faction.start_vp)
     fut = future_incomes(state)
     # the terms that read no adjacency serve a bridge's state from the memo too
     same_eff = seat == ctx.seat and ctx.same_abilities(state, p)
@@ -395,41 +413,50 @@ def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
     # The town weight scales a founded town as well as the progress towards one, so a group one
     # step from a town never holds more than founding it would bring.
     worth = ctx.town_worth(state, p, same_eff) * w.town
-    v += pending_towns * worth
-    if not p.passed and state.round >= 1:
-        v += dropout_vp(state, p)  # scored when p drops out this round: a building counts now
+    # scored when p drops out this round: a building counts now
+    dropout = float(dropout_vp(state, p)) if not p.passed and state.round >= 1 else 0.0
     if fut == 0:
-        v += (p.money + p.p3) / data.coins_per_vp + terr
+        last_town = 0.0
         if not p.passed:
             # the last round: a town one or two actions away still pays if money allows
             steps = ctx.town_steps(state, p, same)
             if steps <= 2 and p.money + p.p3 >= 7 * steps:
-                v += worth * TOWN_STEP_SHARE[steps] * 0.8
-        return v
+                last_town = worth * TOWN_STEP_SHARE[steps] * 0.8
+        return [vp, pending_towns * worth, dropout,
+                (p.money + p.p3) / data.coins_per_vp + terr, last_town] + [0.0] * 12
     m = ctx.money_weight(state, fut)
-    v += m * p.money + w.power3 * p.p3 + w.power2 * p.p2 + w.power1 * p.p1
     coins, power = ctx.mat_income(state, p, same_eff)
-    v += fut * (w.income_coins * coins + w.income_power * min(power, 10))
+    bonus_income = 0.0
     if p.passed and p.bonus:  # the tile just taken pays at the next income
         tile = data.bonus_tiles[p.bonus]
-        v += m * tile["coins"] + w.income_power * tile["power"]
+        bonus_income = m * tile["coins"] + w.income_power * tile["power"]
     age = 1.0 - 0.1 * fut  # territory firms up as the game goes on
-    v += w.territory * age * terr
-    v += w.house * count(p.houses) + w.tp * count(p.tps)
-    v += w.palace_ability * ctx.ability_value(p, same_eff) * (fut + 0.5)
-    v += worth * step_share(ctx.town_steps(state, p, same))
+    # the memo's terms asked in the order they always were: the first state asked sets a board
+    ability = w.palace_ability * ctx.ability_value(p, same_eff) * (fut + 0.5)
+    town = worth * step_share(ctx.town_steps(state, p, same))
     reach, ready = ctx.reach(state, p, same)
-    v += w.reach * min(reach, 12.0) + w.prepared * min(ready, 3)
-    v += w.sail * p.sail * min(fut, 3) / 3
+    adjacent = 0.0
     if w.opponent_adjacent:
         others = state.occupied & ~p.buildings & ~state.neutral
         adj = state.adj
-        v += w.opponent_adjacent * sum(1 for h in bits(p.houses) if adj[h] & others)
-    if any(d == "edge" and who == seat for d, who in state.pending):
-        v += 3.0
+        adjacent = w.opponent_adjacent * sum(1 for h in bits(p.houses) if adj[h] & others)
+    edge = 3.0 if any(d == "edge" and who == seat for d, who in state.pending) else 0.0
+    ready_next = 0.0
     if w.round_next and state.round < data.rounds:
-        v += w.round_next * next_round_readiness(state, p)
-    return v
+        ready_next = w.round_next * next_round_readiness(state, p)
+    return [
+        vp, pending_towns * worth, dropout, 0.0, 0.0,
+        m * p.money + w.power3 * p.p3 + w.power2 * p.p2 + w.power1 * p.p1,
+        fut * (w.income_coins * coins + w.income_power * min(power, 10)),
+        bonus_income,
+        w.territory * age * terr,
+        w.house * count(p.houses) + w.tp * count(p.tps),
+        ability,
+        town,
+        w.reach * min(reach, 12.0) + w.prepared * min(ready, 3),
+        w.sail * p.sail * min(fut, 3) / 3,
+        adjacent, edge, ready_next,
+    ]
 
 
 def next_round_readiness(state: TerraNovaState, p: Player) -> float:
