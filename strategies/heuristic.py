@@ -5,13 +5,20 @@ playouts are uniformly random, and a leaf is worth its VP.
 """
 
 import random
+import sys
+from pathlib import Path
 from typing import Any, ClassVar
+
+from strategies.leaf import LeafModel, shipped
 
 
 class Heuristic:
     # The search bot's parameters for this game where they differ from its own defaults (say, a
     # longer horizon where a round's end values a position badly); a bot's own parameters win.
     search_defaults: ClassVar[dict[str, Any]] = {}
+    # The names of leaf_terms' terms, for a game whose leaves may be valued by a model fitted to
+    # how games ended (strategies/leaf.py); empty: the game has none.
+    leaf_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         self.rng = rng  # the bot's own stream: a heuristic's choices replay with the seed
@@ -51,3 +58,16 @@ class Heuristic:
     def values(self, state: Any) -> list[float]:
         """What `state` is worth to each seat, on one scale: VP, or VP to come."""
         return [float(v) for v in state.vp()]
+
+    def leaf_terms(self, state: Any, seat: int) -> tuple[str, list[float]]:
+        """seat's faction and its valuation's terms in `state`, named by leaf_names: what the
+        fitted leaf value weighs (strategies/fit_leaf.py records them)."""
+        raise NotImplementedError(f"{type(self).__name__} names no leaf terms")
+
+    def leaf_model(self, players: int) -> LeafModel | None:
+        """The fitted leaf model shipped beside the game's bots for `players`-player games, or
+        None (the game has no terms, or no model for that many players)."""
+        if not self.leaf_names:
+            return None
+        folder = Path(sys.modules[type(self).__module__].__file__ or ".").parent
+        return shipped(folder, players, self.leaf_names)

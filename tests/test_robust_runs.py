@@ -292,7 +292,7 @@ def test_a_search_bots_code_hash_covers_its_game_heuristic_and_the_tuned_files()
 
     names = {n for n, _ in code_files(make_strategy("mcts", random.Random(0), "terra-mystica"))}
     assert {"strategies.search", "strategies.terra_mystica.heuristic",
-            "strategies.terra_mystica.leaf", "terra_mystica/tuned/search-leaf-4p.toml",
+            "strategies.leaf", "terra_mystica/tuned/search-leaf-4p.toml",
             "terra_mystica/tuned/greedy-witches.toml"} <= names
 
 

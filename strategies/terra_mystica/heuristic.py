@@ -2,7 +2,7 @@
 burns and conversions that pay for an action and the action count as one move), a greedy
 playout policy (each root move's first playout by its best guess, later ones noisy), playouts
 that stop at the end of the next round, and leaves valued by the scripted bots' valuation's
-terms, weighed by how well they foretell final VP (leaf.py).
+terms, weighed by how well they foretell final VP (strategies/leaf.py).
 
 Setup, follow-ups, power offers and the free actions after a turn's action are left to greedy:
 searching them buys little.
@@ -15,8 +15,7 @@ from typing import Any, ClassVar
 
 from strategies.heuristic import Heuristic
 from strategies.terra_mystica.greedy import GreedyStrategy
-from strategies.terra_mystica.leaf import shipped
-from strategies.terra_mystica.valuation import Context, valuation
+from strategies.terra_mystica.valuation import TERMS, Context, terms, valuation
 from strategies.weighted import Seated
 
 # follow-ups a playout decides by the state alone (free spades queue their conversions: not kept)
@@ -31,6 +30,7 @@ class TerraMysticaHeuristic(Heuristic):
     # same cost (strategies/README.md, "The search bot's horizon").
     search_defaults: ClassVar[dict[str, Any]] = {"horizon": 2, "simulations": 6,
                                                  "exact_first": True}
+    leaf_names = TERMS
 
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
@@ -75,10 +75,15 @@ class TerraMysticaHeuristic(Heuristic):
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return [float(v) for v in state.vp()]
-        leaf = shipped(len(state.players))
+        leaf = self.leaf_model(len(state.players))
         out = []
         for i, q in enumerate(state.players):
             ctx = Context.of(state, i, self.guides[q].w)
-            v = leaf.value(state, i, ctx) if leaf is not None else None
+            v = (leaf.value(state.round, q.faction.slug, terms(state, i, ctx))
+                 if leaf is not None and state.round in leaf.rounds else None)
             out.append(valuation(state, i, ctx) if v is None else v)
         return out
+
+    def leaf_terms(self, state: Any, seat: int) -> tuple[str, list[float]]:
+        q = state.players[seat]
+        return q.faction.slug, terms(state, seat, Context.of(state, seat, self.guides[q].w))

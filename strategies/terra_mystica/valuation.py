@@ -500,8 +500,8 @@ def building_value(s: TerraMysticaState, p: Player, w: dict[str, float]) -> floa
     return w["building"] * n * phase(s)
 
 
-# valuation's terms, in the order terms() lists them: the search's fitted leaf value (leaf.py)
-# weighs each by how well it foretells final VP.
+# valuation's terms, in the order terms() lists them: the search's fitted leaf value
+# (strategies/leaf.py) weighs each by how well it foretells final VP.
 TERMS: Final[tuple[str, ...]] = (
     "vp", "resources", "income", "buildings", "network", "cults", "town", "reach", "build_room",
     "round_next", "ability", "opponent_adjacent", "dig", "pending", "stronghold_save",

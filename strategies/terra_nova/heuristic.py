@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from strategies.heuristic import Heuristic
 from strategies.terra_nova.greedy import GreedyStrategy
-from strategies.terra_nova.valuation import Context, valuation
+from strategies.terra_nova.valuation import TERMS, Context, terms, valuation
 from strategies.weighted import Seated
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.scoring import network_size
@@ -28,6 +28,7 @@ class TerraNovaHeuristic(Heuristic):
     # the cost (strategies/README.md, "The search bot's horizon").
     search_defaults: ClassVar[dict[str, Any]] = {"horizon": 2, "simulations": 12,
                                                  "exact_first": True}
+    leaf_names = TERMS
 
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         super().__init__(rng, candidates, noise)
@@ -68,8 +69,20 @@ class TerraNovaHeuristic(Heuristic):
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return state.vp()
+        leaf = self.leaf_model(len(state.players))
         sizes = [network_size(state, q) for q in state.players]
-        # The valuation counts VP earned; seats are compared on the score, head starts included.
-        return [valuation(state, i, Context(i, self.guides[q].weights, 0,
-                                            sizes[:i] + sizes[i + 1:]))
-                + q.faction.start_vp for i, q in enumerate(state.players)]
+        out = []
+        for i, q in enumerate(state.players):
+            ctx = Context(i, self.guides[q].weights, 0, sizes[:i] + sizes[i + 1:])
+            v = (leaf.value(state.round, q.faction.slug, terms(state, i, ctx))
+                 if leaf is not None and state.round in leaf.rounds else None)
+            # The valuation counts VP earned; seats are compared on the score, head starts
+            # included (the fitted model's faction constants hold them).
+            out.append(valuation(state, i, ctx) + q.faction.start_vp if v is None else v)
+        return out
+
+    def leaf_terms(self, state: Any, seat: int) -> tuple[str, list[float]]:
+        sizes = [network_size(state, q) for q in state.players]
+        q = state.players[seat]
+        ctx = Context(seat, self.guides[q].weights, 0, sizes[:seat] + sizes[seat + 1:])
+        return q.faction.slug, terms(state, seat, ctx)
