@@ -110,7 +110,7 @@ def test_terra_mystica_terms_are_the_vp_alone_after_the_game():
         len(TM_TERMS) - 1)
 
 
-@pytest.mark.parametrize("game, rounds", GAMES[:1])
+@pytest.mark.parametrize("game, rounds", GAMES)
 def test_the_search_values_its_leaves_by_the_shipped_model(game, rounds):
     h = _heuristic(game)
     model = h.leaf_model(4)
