@@ -70,17 +70,17 @@ def _first_leaf(game: str, seed: int, players: int = 4):
 
 def _valuation(game: str, h, state, seat: int) -> float:
     """The leaf value a player count without a model gets: the game's plain valuation."""
-    kit = game_bots(game)
-    module = __import__(type(h).__module__.replace("heuristic", "valuation"), fromlist=["x"])
     q = state.players[seat]
     if game == "terra-mystica":
-        return module.valuation(state, seat, module.Context.of(state, seat, h.guides[q].w))
+        from strategies.terra_mystica import valuation as tm
+
+        return tm.valuation(state, seat, tm.Context.of(state, seat, h.guides[q].w))
+    from strategies.terra_nova import valuation as tn
     from terra_sim.games.terra_nova.scoring import network_size
 
     sizes = [network_size(state, p) for p in state.players]
-    ctx = module.Context(seat, h.guides[q].weights, 0, sizes[:seat] + sizes[seat + 1:])
-    assert kit is not None
-    return module.valuation(state, seat, ctx) + q.faction.start_vp
+    ctx = tn.Context(seat, h.guides[q].weights, 0, sizes[:seat] + sizes[seat + 1:])
+    return tn.valuation(state, seat, ctx) + q.faction.start_vp
 
 
 @pytest.mark.parametrize("game, rounds", GAMES)
@@ -97,6 +97,31 @@ def test_the_terms_sum_to_the_valuation(game, rounds):
         start = 0 if game == "terra-mystica" else state.players[i].faction.start_vp
         assert total + start == _valuation(game, h, state, i)
         assert sum(1 for x in t if x) >= 6  # most terms are at work by the first leaf
+
+
+def test_terra_nova_terms_in_the_last_round_are_its_own_few():
+    """With no income to come the valuation counts money, territory and a town in reach: the
+    terms that price the future are zero, and the two of the last round carry it."""
+    from strategies import make_strategy
+    from terra_sim.core.rng import stream
+    from terra_sim.games import get_game
+    from terra_sim.play import new_game
+
+    state, _ = new_game(get_game("terra-nova"), None, 8, 3, None, {})
+    bots = [make_strategy("greedy", stream(8, "strategy", i), "terra-nova") for i in range(3)]
+    while state.round < state.data.rounds:
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    h = _heuristic("terra-nova")
+    names = h.leaf_names
+    for i in range(3):
+        _, t = h.leaf_terms(state, i)
+        total = 0.0
+        for x in t:
+            total += x
+        assert total + state.players[i].faction.start_vp == _valuation("terra-nova", h, state, i)
+        named = dict(zip(names, t, strict=True))
+        assert named["final"] > 0
+        assert all(named[k] == 0.0 for k in ("resources", "income", "territory", "reach"))
 
 
 def test_terra_mystica_terms_are_the_vp_alone_after_the_game():
