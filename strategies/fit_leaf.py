@@ -173,8 +173,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.games < 1 or args.holdout < 1:
         ap.error("--games and --holdout must be at least 1")
     try:
-        game = get_game(args.game).slug
+        g = get_game(args.game)
+        game = g.slug
         names = heuristic(game).leaf_names
+        if args.players not in g.player_counts:
+            raise UserError(f"{game} plays with {g.player_counts} players, not {args.players}")
     except UserError as e:
         raise SystemExit(f"error: {e}") from None
     t0 = time.perf_counter()

@@ -204,11 +204,14 @@ def test_the_command_writes_a_model_the_search_can_read(tmp_path, capsys, game, 
     assert LeafModel.read(again, names).rounds == model.rounds
 
 
-def test_a_game_without_leaf_terms_is_refused_in_one_line(capsys):
+def test_a_game_without_leaf_terms_or_a_player_count_it_lacks_is_refused_in_one_line():
     with pytest.raises(SystemExit, match="names no leaf terms"):
         fit_leaf.main(["--game", "terramara", "--games", "2", "--holdout", "1"])
     with pytest.raises(SystemExit, match="unknown game"):
         fit_leaf.main(["--game", "chess", "--games", "2", "--holdout", "1"])
+    with pytest.raises(SystemExit, match=r"plays with \(2, 3, 4\) players, not 5"):
+        fit_leaf.main(["--game", "terra-nova", "--players", "5", "--games", "2",
+                       "--holdout", "1"])
 
 
 @pytest.mark.parametrize("body, says", [
