@@ -44,11 +44,6 @@ def heuristic(game: str) -> Heuristic:
     return h
 
 
-def folder(game: str) -> Path:
-    """The game's bot folder, where its tuned/ files live."""
-    return Path(sys.modules[type(heuristic(game)).__module__].__file__ or ".").parent
-
-
 def record(bots: list[Any], seed: int, factions: list[str] | None, players: int,
            game: str = DEFAULT_GAME) -> dict[str, Any]:
     """One game of `bots`; each player's terms (with its faction's tuned weights, as the search
@@ -175,18 +170,18 @@ def main(argv: list[str] | None = None) -> None:
     try:
         g = get_game(args.game)
         game = g.slug
-        names = heuristic(game).leaf_names
+        h = heuristic(game)
         if args.players not in g.player_counts:
             raise UserError(f"{game} plays with {g.player_counts} players, not {args.players}")
     except UserError as e:
         raise SystemExit(f"error: {e}") from None
     t0 = time.perf_counter()
-    out = args.out or path(folder(game), args.players)
+    out = args.out or path(h.folder(), args.players)
     played = games(game, args.games + args.holdout, args.seed, args.workers, args.players)
     model, quality = fit_rounds(played[:args.games], played[args.games:])
     command = "python -m strategies.fit_leaf " + " ".join(
         argv if argv is not None else sys.argv[1:])
-    write(out, game, names, model, quality, command.strip(), args.players, args.seed,
+    write(out, game, h.leaf_names, model, quality, command.strip(), args.players, args.seed,
           args.games, args.holdout)
     print(f"== the search's leaf value for {game}, fitted on {args.games} {args.players}-player "
           "games of the tuned mix, "

@@ -69,5 +69,9 @@ class Heuristic:
         None (the game has no terms, or no model for that many players)."""
         if not self.leaf_names:
             return None
-        folder = Path(sys.modules[type(self).__module__].__file__ or ".").parent
-        return shipped(folder, players, self.leaf_names)
+        return shipped(self.folder(), players, self.leaf_names)
+
+    @classmethod
+    def folder(cls) -> Path:
+        """The game's bot folder, which holds its tuned/ files."""
+        return Path(sys.modules[cls.__module__].__file__ or ".").parent

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from strategies.heuristic import Heuristic
 from strategies.terra_mystica.greedy import GreedyStrategy
-from strategies.terra_mystica.valuation import TERMS, Context, terms, valuation
+from strategies.terra_mystica.valuation import TERMS, Context, terms
 from strategies.weighted import Seated
 
 # follow-ups a playout decides by the state alone (free spades queue their conversions: not kept)
@@ -77,11 +77,10 @@ class TerraMysticaHeuristic(Heuristic):
             return [float(v) for v in state.vp()]
         leaf = self.leaf_model(len(state.players))
         out = []
-        for i, q in enumerate(state.players):
-            ctx = Context.of(state, i, self.guides[q].w)
-            v = (leaf.value(state.round, q.faction.slug, terms(state, i, ctx))
-                 if leaf is not None and state.round in leaf.rounds else None)
-            out.append(valuation(state, i, ctx) if v is None else v)
+        for i in range(len(state.players)):
+            faction, t = self.leaf_terms(state, i)
+            v = leaf.value(state.round, faction, t) if leaf is not None else None
+            out.append(sum(t) if v is None else v)  # without a fit: the valuation, its terms' sum
         return out
 
     def leaf_terms(self, state: Any, seat: int) -> tuple[str, list[float]]:

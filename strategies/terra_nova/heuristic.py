@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from strategies.heuristic import Heuristic
 from strategies.terra_nova.greedy import GreedyStrategy
-from strategies.terra_nova.valuation import TERMS, Context, terms, valuation
+from strategies.terra_nova.valuation import TERMS, Context, terms, total
 from strategies.weighted import Seated
 from terra_sim.games.terra_nova.actions import Action
 from terra_sim.games.terra_nova.scoring import network_size
@@ -68,23 +68,24 @@ class TerraNovaHeuristic(Heuristic):
             return True
         return state.round > last_round
 
+    def contexts(self, state: Any) -> list[Context]:
+        """Each seat's valuation context, with its faction's tuned weights."""
+        sizes = [network_size(state, q) for q in state.players]
+        return [Context(i, self.guides[q].weights, 0, sizes[:i] + sizes[i + 1:])
+                for i, q in enumerate(state.players)]
+
     def values(self, state: Any) -> list[float]:
         if state.is_over():
             return state.vp()
         leaf = self.leaf_model(len(state.players))
-        sizes = [network_size(state, q) for q in state.players]
         out = []
-        for i, q in enumerate(state.players):
-            ctx = Context(i, self.guides[q].weights, 0, sizes[:i] + sizes[i + 1:])
-            v = (leaf.value(state.round, q.faction.slug, terms(state, i, ctx))
-                 if leaf is not None and state.round in leaf.rounds else None)
-            # The valuation counts VP earned; seats are compared on the score, head starts
-            # included (the fitted model's faction constants hold them).
-            out.append(valuation(state, i, ctx) + q.faction.start_vp if v is None else v)
+        for i, (q, ctx) in enumerate(zip(state.players, self.contexts(state), strict=True)):
+            t = terms(state, i, ctx)
+            v = leaf.value(state.round, q.faction.slug, t) if leaf is not None else None
+            # Without a fit, the valuation (its terms' total): it counts VP earned, and seats are
+            # compared on the score, head starts included (a fit's faction constants hold them).
+            out.append(total(t) + q.faction.start_vp if v is None else v)
         return out
 
     def leaf_terms(self, state: Any, seat: int) -> tuple[str, list[float]]:
-        sizes = [network_size(state, q) for q in state.players]
-        q = state.players[seat]
-        ctx = Context(seat, self.guides[q].weights, 0, sizes[:seat] + sizes[seat + 1:])
-        return q.faction.slug, terms(state, seat, ctx)
+        return state.players[seat].faction.slug, terms(state, seat, self.contexts(state)[seat])

@@ -387,10 +387,15 @@ TERMS: Final[tuple[str, ...]] = (
 
 
 def valuation(state: TerraNovaState, seat: int, ctx: Context) -> float:
-    """How good `state` is for `seat`, in VP equivalents (only differences matter): the sum of
-    its terms, added in order (an explicit loop: sum() of floats rounds otherwise from 3.12)."""
+    """How good `state` is for `seat`, in VP equivalents (only differences matter): the total of
+    its terms."""
+    return total(terms(state, seat, ctx))
+
+
+def total(ts: list[float]) -> float:
+    """Terms added in order (an explicit loop: sum() of floats rounds otherwise from 3.12)."""
     v = 0.0
-    for t in terms(state, seat, ctx):
+    for t in ts:
         v += t
     return v
 
