@@ -1,6 +1,7 @@
 """How strong a game's default mix plays, tuned against untuned:
 `python -m strategies.strength --game G [--players 2,4] [--games N] [--workers N] [--seed S]`.
-With `--search BOT` (say `mcts` or `mcts:budget=30`), only the search measure (3.).
+With `--search BOT` (say `mcts` or `mcts:budget=30`), only the search measure (3.); with
+`--against BOT` too, two search bots on the same games, paired.
 
 1. Self-play of the default mix (as a run plays it): mean VP per player and the median
    winner's VP, for the tuned bots and for the same bots told `tuned = false`.
@@ -10,7 +11,12 @@ With `--search BOT` (say `mcts` or `mcts:budget=30`), only the search measure (3
    game's top score (a shared top splits it); Wilson 95% intervals.
 3. The search bot against the tuned mix: one seat of each game (rotating) plays the search
    bot, the others draw from the mix. Its wins (its seat's share of a shared top), its mean VP
-   margin over the other seats, and its seconds of play a game.
+   margin over the other seats, and its seconds of play a game. With `--against`, a second
+   search bot plays the same seat of the same games (the same deals and opponents; the two
+   sides' games take turns on the workers, so the machine's load falls on both alike), and
+   the two are compared game by game: the mean of each game's difference in wins and in
+   margin, with t intervals. A game's deal (faction, seat, tiles) moves its margin more than
+   a search's change does, and pairing takes that out.
 
 Nothing here names a game: any game whose scripted bots are weighted plays.
 """
@@ -25,7 +31,7 @@ from typing import Any
 
 from strategies.bench import run, seat_margin
 from strategies.registry import default_strategies, split_spec
-from terra_sim.analysis.stats import wilson_interval
+from terra_sim.analysis.stats import t_interval, wilson_interval
 from terra_sim.core.errors import UserError
 from terra_sim.games import DEFAULT_GAME
 
@@ -81,6 +87,12 @@ def search_jobs(search: Any, names: list[str], players: int, games: int,
     return jobs
 
 
+def swap(job: tuple[Any, ...], search: Any, other: Any) -> tuple[Any, ...]:
+    """The same game with `other` in the search seat."""
+    bots, *rest = job
+    return ([other if b == search else b for b in bots], *rest)
+
+
 def search_bot(text: str) -> tuple[str, dict[str, Any], str]:
     """(name, parameters, label) of `name` or `name:key=value:...` (registry.split_spec)."""
     try:
@@ -90,18 +102,39 @@ def search_bot(text: str) -> tuple[str, dict[str, Any], str]:
     return name, params, text
 
 
-def search_score(results: list[dict[str, Any]], search: Any) -> tuple[float, float, float]:
-    """(wins, mean VP margin over the other seats, mean seconds a game) of the search seat."""
-    wins, margins, secs = 0.0, [], []
+def search_games(results: list[dict[str, Any]],
+                 search: Any) -> list[tuple[float, float, float]]:
+    """Each game's (win, VP margin over the other seats, seconds) of the search seat; a shared
+    top score splits the win."""
+    out = []
     for r in results:
         seat = r["bots"].index(search)
         vp = r["vp"]
         top = max(vp)
-        if vp[seat] == top:
-            wins += 1 / vp.count(top)
-        margins.append(seat_margin(vp, seat))
-        secs.append(r["seconds"])
-    return wins, statistics.mean(margins), statistics.mean(secs)
+        out.append((1 / vp.count(top) if vp[seat] == top else 0.0, seat_margin(vp, seat),
+                    r["seconds"]))
+    return out
+
+
+def search_score(results: list[dict[str, Any]], search: Any) -> tuple[float, float, float]:
+    """(wins, mean VP margin over the other seats, mean seconds a game) of the search seat."""
+    wins, margins, secs = zip(*search_games(results, search), strict=True)
+    return sum(wins), statistics.mean(margins), statistics.mean(secs)
+
+
+def paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    """The mean of a - b, game by game, and its 95% t interval."""
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    m = statistics.mean(d)
+    lo, hi = t_interval(m, statistics.stdev(d), len(d))
+    return m, float(lo), float(hi)
+
+
+def search_line(res: list[dict[str, Any]], search: Any, players: int, label: str) -> str:
+    wins, margin, secs = search_score(res, search)
+    lo, hi = wilson_interval(wins, len(res))
+    return (f"  {label}wins {wins / len(res):6.1%} [{float(lo):.1%}, {float(hi):.1%}] "
+            f"(even: {1 / players:.0%}); VP margin {margin:+.1f}; {secs:.2f} s a game")
 
 
 def tuned_share(results: list[dict[str, Any]]) -> tuple[float, int]:
@@ -129,6 +162,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--search", help="only measure this search bot (name[:key=value:...], "
                                      "say mcts:budget=30) in one seat against the tuned mix")
+    ap.add_argument("--against", help="with --search: a second search bot in the same seat of "
+                                      "the same games, compared game by game")
     args = ap.parse_args(argv)
     from functools import partial
 
@@ -138,17 +173,35 @@ def main(argv: list[str] | None = None) -> None:
     names = args.strategies.split(",") if args.strategies else default_strategies(game)
     one = partial(play, game=game)
     t0 = time.perf_counter()
+    if args.against and not args.search:
+        raise SystemExit("--against compares two search bots: give --search too")
     if args.search:
         search = search_bot(args.search)
+        other = search_bot(args.against) if args.against else None
+        if other is not None and other[2] == search[2]:
+            raise SystemExit("--against: the same bot as --search; name another")
         for players in (int(x) for x in args.players.split(",")):
-            res = run(one, search_jobs(search, names, players, args.games, args.seed),
-                      args.workers)
-            wins, margin, secs = search_score(res, search)
-            lo, hi = wilson_interval(wins, len(res))
-            print(f"== {game}, {players} players: {args.search} in one seat against the tuned "
-                  f"mix ({', '.join(names)}), {len(res)} games")
-            print(f"  wins {wins / len(res):6.1%} [{float(lo):.1%}, {float(hi):.1%}] (even: "
-                  f"{1 / players:.0%}); VP margin {margin:+.1f}; {secs:.2f} s a game")
+            jobs = search_jobs(search, names, players, args.games, args.seed)
+            if other is not None:  # each game twice in a row: the sides share the load
+                jobs = [j for job in jobs for j in (job, swap(job, search, other))]
+            res = run(one, jobs, args.workers)
+            if other is None:
+                print(f"== {game}, {players} players: {args.search} in one seat against the "
+                      f"tuned mix ({', '.join(names)}), {len(res)} games")
+                print(search_line(res, search, players, ""))
+                continue
+            print(f"== {game}, {players} players: one seat against the tuned mix "
+                  f"({', '.join(names)}), {len(jobs) // 2} games")
+            mine, theirs = res[0::2], res[1::2]
+            print(search_line(mine, search, players, f"{search[2]}: "))
+            print(search_line(theirs, other, players, f"{other[2]}: "))
+            a, b = search_games(mine, search), search_games(theirs, other)
+            w, wlo, whi = paired([x[0] for x in a], [x[0] for x in b])
+            m, mlo, mhi = paired([x[1] for x in a], [x[1] for x in b])
+            ratio = sum(x[2] for x in a) / sum(x[2] for x in b)
+            print(f"  {search[2]} less {other[2]}, game by game: wins {w:+.1%} [{wlo:+.1%}, "
+                  f"{whi:+.1%}], VP margin {m:+.2f} [{mlo:+.2f}, {mhi:+.2f}]; "
+                  f"{ratio:.2f}x the seconds")
         print(f"total wall time {time.perf_counter() - t0:.0f}s")
         return
     for players in (int(x) for x in args.players.split(",")):

@@ -240,3 +240,42 @@ def test_the_strength_bench_seats_the_search_bot_in_turn_and_scores_its_seat():
     wins, margin, secs = search_score(results, bot)
     assert wins == 0.5 and secs == 1.5
     assert margin == ((90 - 80) + (60 - 220 / 3)) / 2
+
+
+def test_the_strength_bench_pairs_two_search_bots_on_the_same_games(capsys):
+    """--against: the second bot takes the search seat of the very same games, and the two are
+    compared game by game (each game's difference, with its t interval)."""
+    import statistics
+
+    from scipy import stats as sps
+
+    from strategies.strength import main, paired, search_bot, search_jobs, swap
+
+    a, b = search_bot("mcts:budget=1"), search_bot("mcts:budget=2")
+    for job in search_jobs(a, ["greedy", "expander"], 4, 8, 5):
+        twin = swap(job, a, b)
+        assert twin[1:] == job[1:]  # the same seed, factions and player count
+        assert [x if x != a else b for x in job[0]] == twin[0] and b not in job[0]
+    mean, lo, hi = paired([1.0, 0.0, 1.0, 0.5], [0.0, 0.0, 1.0, 1.0])
+    d = [1.0, 0.0, 0.0, -0.5]
+    half = sps.t.ppf(0.975, 3) * statistics.stdev(d) / 2
+    assert mean == statistics.mean(d)
+    assert (lo, hi) == pytest.approx((mean - half, mean + half))
+
+    main(["--game", "terra-nova", "--players", "2", "--games", "4", "--workers", "1",
+          "--search", "mcts:budget=1", "--against", "mcts:budget=2"])
+    out = capsys.readouterr().out
+    assert "2 players: one seat against the tuned mix" in out and ", 4 games" in out
+    assert "  mcts:budget=1: wins" in out and "  mcts:budget=2: wins" in out
+    assert "mcts:budget=1 less mcts:budget=2, game by game: wins" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--against", "mcts"], "give --search too"),
+    (["--search", "mcts", "--against", "mcts"], "the same bot as --search"),
+])
+def test_the_strength_bench_refuses_a_pairing_it_cannot_make(argv, message):
+    from strategies.strength import main
+
+    with pytest.raises(SystemExit, match=message):
+        main(["--game", "terra-nova", *argv])
