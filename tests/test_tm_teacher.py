@@ -41,3 +41,21 @@ def test_watching_the_search_leaves_its_game_as_play_game_plays_it():
     assert watched["pairs"]
     played = play_game("terra-mystica", factions, bots, seed, players=players, log_actions=False)
     assert watched["vp"] == played.final_vp
+
+
+def test_a_faction_puts_the_search_seat_in_that_faction_in_every_game():
+    """--faction: the search's seat (rotating) plays the faction; the other three draw factions
+    of other home terrains, a legal game each; without it the seed draws them."""
+    from terra_sim import get_game
+
+    search = ("mcts", {"simulations": 0}, "mcts-0")
+    game = get_game("terra-mystica")
+    games = jobs(search, 8, 3, "engineers")
+    assert [b.index(search) for b, *_ in games] == [0, 1, 2, 3, 0, 1, 2, 3]
+    for bots, _, factions, _ in games:
+        assert factions[bots.index(search)] == "engineers" and factions.count("engineers") == 1
+        game.check_factions(factions)  # raises on two factions of one terrain
+    assert len({tuple(f) for *_, f, _ in games}) > 1
+    assert all(f is None for *_, f, _ in jobs(search, 4, 3))
+    [(bots, seed, factions, players)] = jobs(search, 1, 3, "witches")
+    assert compare(bots, seed, factions, players)["pairs"]

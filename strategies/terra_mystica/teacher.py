@@ -1,5 +1,6 @@
 """Where greedy departs from the search bot, by action family:
-`python -m strategies.terra_mystica.teacher [--games N] [--seed S] [--search SPEC] [--workers N]`.
+`python -m strategies.terra_mystica.teacher [--games N] [--seed S] [--search SPEC] [--faction F]
+[--workers N]`.
 
 The search bot plays one seat (rotating) of 4-player games against the tuned roster. At each
 decision it searches (a burn or conversion that opens a turn ends one, and the rest of the turn
@@ -8,7 +9,9 @@ main action when that beats passing by the pass margin, else a pass) is set besi
 search played, both by action family. The search plays each root move on to the round's end, so
 a family it chooses more often than greedy is one that greedy's one-ply look-ahead undervalues:
 `power_tempo` came from this table (the priest action 213 times against greedy's 3, in 4,936
-decisions).
+decisions). With `--faction F` the search seat plays F in every game (the others draw three
+factions of other home terrains, as bench_bots' `--faction` does): where greedy misjudges one
+faction's game, which a faction's tuned file can answer.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from strategies import bench
 from strategies.registry import default_strategies
 from strategies.search import SearchStrategy
 from strategies.strength import search_bot
+from strategies.terra_mystica.bench_bots import seatings
 from strategies.terra_mystica.prefilter import family
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -63,14 +67,16 @@ def compare(bots: list[Any], seed: int, factions: list[str] | None = None,
     return {"bots": list(bots), "vp": state.vp(), "pairs": pairs}
 
 
-def jobs(search: Any, games: int, seed: int) -> list[tuple[Any, ...]]:
+def jobs(search: Any, games: int, seed: int, faction: str | None = None) -> list[tuple[Any, ...]]:
     rng = random.Random(seed)
     names = default_strategies(GAME)
+    deals: list[list[str] | None] = (list(seatings(faction, games)) if faction
+                                     else [None] * games)  # None: the seed draws the factions
     out: list[tuple[Any, ...]] = []
-    for i in range(games):
+    for i, factions in enumerate(deals):
         bots: list[Any] = [rng.choice(names) for _ in range(3)]
-        bots.insert(i % 4, search)
-        out.append((bots, seed + i, None, 4))
+        bots.insert(i % 4, search)  # seatings() seats the faction at i % 4 too
+        out.append((bots, seed + i, factions, 4))
     return out
 
 
@@ -87,13 +93,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7000)
     ap.add_argument("--search", default="mcts", help="the search bot, name[:param=value,...]")
+    ap.add_argument("--faction", choices=sorted(get_game(GAME).faction_slugs()),
+                    help="the search seat's faction in every game (default: each game's seed "
+                         "draws the factions)")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    res = bench.run(compare, jobs(search_bot(args.search), args.games, args.seed), args.workers)
+    res = bench.run(compare, jobs(search_bot(args.search), args.games, args.seed, args.faction),
+                    args.workers)
     pairs = [p for r in res for p in r["pairs"]]
     agree = sum(1 for g, s in pairs if g == s) / max(len(pairs), 1)
-    print(f"== {args.search} in one seat of {args.games} 4-player games against the tuned "
+    seat = f"the {args.faction} seat" if args.faction else "one seat"
+    print(f"== {args.search} in {seat} of {args.games} 4-player games against the tuned "
           f"roster: {len(pairs)} searched decisions, greedy's first family played at "
           f"{agree:.1%}")
     print(f"  {'family':<20} {'greedy':>8} {'search':>8} {'search - greedy':>16}")
