@@ -16,7 +16,11 @@ With `--search BOT` (say `mcts` or `mcts:budget=30`), only the search measure (3
    sides' games take turns on the workers, so the machine's load falls on both alike), and
    the two are compared game by game: the mean of each game's difference in wins and in
    margin, with t intervals. A game's deal (faction, seat, tiles) moves its margin more than
-   a search's change does, and pairing takes that out.
+   a search's change does, and pairing takes that out. With `--by-faction`, the search seat's
+   wins and margin by its faction beside the mix's seats of that faction in the same games:
+   the search plays each faction with the mix's own valuation and looks further ahead, so a
+   faction it lifts far more than the others is one the scripted bots misplay, and the
+   balance verdict on that faction is about the bots before it is about the faction.
 
 Nothing here names a game: any game whose scripted bots are weighted plays.
 """
@@ -31,7 +35,7 @@ from typing import Any
 
 from strategies.bench import run, seat_margin
 from strategies.registry import default_strategies, split_spec
-from terra_sim.analysis.stats import t_interval, wilson_interval
+from terra_sim.analysis.stats import t_interval, welch_diff, wilson_interval
 from terra_sim.core.errors import UserError
 from terra_sim.games import DEFAULT_GAME
 
@@ -43,7 +47,8 @@ def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
     t = time.perf_counter()
     rec = play_game(game, factions, [tuple(b) for b in bots], seed, players=players,
                     log_actions=False)
-    return {"bots": bots, "vp": list(rec.final_vp), "seconds": time.perf_counter() - t}
+    return {"bots": bots, "vp": list(rec.final_vp), "seconds": time.perf_counter() - t,
+            "factions": list(rec.setup["factions"])}
 
 
 def mix(names: list[str], tuned: bool) -> list[tuple[str, dict[str, Any], str]]:
@@ -122,6 +127,51 @@ def search_score(results: list[dict[str, Any]], search: Any) -> tuple[float, flo
     return sum(wins), statistics.mean(margins), statistics.mean(secs)
 
 
+def by_faction(results: list[dict[str, Any]], search: Any) -> list[tuple[Any, ...]]:
+    """Per faction the search seat played: (faction, the search seat's games with it, the mix
+    seats' games with it, the search seat's win share, the mix seats', the search seat's mean
+    margin, the mix seats', and the low and high ends of the 95% Welch interval of the
+    search's lift in margin over the mix: each seat taken as one sample, though seats of one
+    game are not independent), the largest lift first."""
+    wins: dict[str, tuple[list[float], list[float]]] = {}  # faction -> (search, mix)
+    margins: dict[str, tuple[list[float], list[float]]] = {}
+    for r in results:
+        seat = r["bots"].index(search)
+        vp = r["vp"]
+        top = max(vp)
+        for k, f in enumerate(r["factions"]):
+            side = k != seat
+            wins.setdefault(f, ([], []))[side].append(1 / vp.count(top) if vp[k] == top
+                                                      else 0.0)
+            margins.setdefault(f, ([], []))[side].append(seat_margin(vp, k))
+    nan = float("nan")
+    rows = []
+    for f, (mine, theirs) in margins.items():
+        if not mine:
+            continue
+        m = statistics.mean(mine)
+        mm = statistics.mean(theirs) if theirs else nan
+        lo = hi = nan
+        if len(mine) > 1 and len(theirs) > 1:
+            _, lo, hi, _ = (float(x) for x in welch_diff(
+                mm, statistics.stdev(theirs), len(theirs), m, statistics.stdev(mine), len(mine)))
+        rows.append((f, len(mine), len(theirs), statistics.mean(wins[f][0]),
+                     statistics.mean(wins[f][1]) if theirs else nan, m, mm, lo, hi))
+    # a faction the mix never played sorts last (its lift is unknown)
+    return sorted(rows, key=lambda r: (not r[2], -(r[5] - r[6]) if r[2] else 0.0, r[0]))
+
+
+def faction_table(results: list[dict[str, Any]], search: Any) -> list[str]:
+    """by_faction's rows as the command prints them: games, win share and margin of the search
+    seat, then of the mix's seats, and the search's lift in margin with its interval."""
+    lines = [f"  {'faction':<18}{'games':>6}{'wins':>7}{'margin':>9}{'mix games':>11}"
+             f"{'wins':>7}{'margin':>9}{'lift [95%]':>24}"]
+    for f, n, mn, w, mw, m, mm, lo, hi in by_faction(results, search):
+        lines.append(f"  {f:<18}{n:>6}{w:>7.2f}{m:>+9.1f}{mn:>11}{mw:>7.2f}{mm:>+9.1f}"
+                     f"{m - mm:>+8.1f} [{lo:+.1f}, {hi:+.1f}]")
+    return lines
+
+
 def paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
     """The mean of a - b, game by game, and its 95% t interval."""
     d = [x - y for x, y in zip(a, b, strict=True)]
@@ -164,6 +214,8 @@ def main(argv: list[str] | None = None) -> None:
                                      "say mcts:budget=30) in one seat against the tuned mix")
     ap.add_argument("--against", help="with --search: a second search bot in the same seat of "
                                       "the same games, compared game by game")
+    ap.add_argument("--by-faction", action="store_true",
+                    help="with --search: its wins and margin by faction, beside the mix's")
     args = ap.parse_args(argv)
     from functools import partial
 
@@ -175,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     if args.against and not args.search:
         raise SystemExit("--against compares two search bots: give --search too")
+    if args.by_faction and not args.search:
+        raise SystemExit("--by-faction sets the search seat beside the mix: give --search too")
     if args.search:
         search = search_bot(args.search)
         other = search_bot(args.against) if args.against else None
@@ -189,12 +243,18 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"== {game}, {players} players: {args.search} in one seat against the "
                       f"tuned mix ({', '.join(names)}), {len(res)} games")
                 print(search_line(res, search, players, ""))
+                if args.by_faction:
+                    print("\n".join(faction_table(res, search)))
                 continue
             print(f"== {game}, {players} players: one seat against the tuned mix "
                   f"({', '.join(names)}), {len(jobs) // 2} games")
             mine, theirs = res[0::2], res[1::2]
             print(search_line(mine, search, players, f"{search[2]}: "))
+            if args.by_faction:
+                print("\n".join(faction_table(mine, search)))
             print(search_line(theirs, other, players, f"{other[2]}: "))
+            if args.by_faction:
+                print("\n".join(faction_table(theirs, other)))
             a, b = search_games(mine, search), search_games(theirs, other)
             w, wlo, whi = paired([x[0] for x in a], [x[0] for x in b])
             m, mlo, mhi = paired([x[1] for x in a], [x[1] for x in b])

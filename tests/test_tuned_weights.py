@@ -2,6 +2,7 @@
 faction's own file wins for that faction's seat, and a plan builds on its family's file."""
 
 import random
+import statistics
 
 import pytest
 
@@ -273,9 +274,54 @@ def test_the_strength_bench_pairs_two_search_bots_on_the_same_games(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--against", "mcts"], "give --search too"),
     (["--search", "mcts", "--against", "mcts"], "the same bot as --search"),
+    (["--by-faction"], "give --search too"),
 ])
 def test_the_strength_bench_refuses_a_pairing_it_cannot_make(argv, message):
     from strategies.strength import main
 
     with pytest.raises(SystemExit, match=message):
         main(["--game", "terra-nova", *argv])
+
+
+def test_the_strength_bench_sets_the_search_seat_beside_the_mix_by_faction():
+    """--by-faction: each faction the search seat played, its games, wins and margins beside
+    those of the mix's seats of that faction in the same games, the search's lift first, with
+    a Welch interval worked here by hand."""
+    import math
+
+    from scipy import stats as sps
+
+    from strategies.strength import by_faction, faction_table, search_bot
+
+    s = search_bot("mcts")
+    g = ("greedy", {}, "greedy")
+    results = [  # factions by seat; the search sits in seat 0, then 1, then 0, then 2
+        {"bots": [s, g, g], "factions": ["a", "b", "c"], "vp": [30, 30, 0]},
+        {"bots": [g, s, g], "factions": ["b", "a", "c"], "vp": [40, 10, 10]},
+        {"bots": [s, g, g], "factions": ["b", "a", "c"], "vp": [20, 20, 20]},
+        {"bots": [g, g, s], "factions": ["a", "c", "b"], "vp": [5, 20, 35]},
+    ]
+    rows = {r[0]: r for r in by_faction(results, s)}
+    assert set(rows) == {"a", "b"}  # c was never the search's faction
+    # a: the search won half of game 1 (margin 30 - 15) and none of game 2 (10 - 25); the
+    # mix's a: a third of game 3's three-way tie (margin 0), none of game 4 (5 - 27.5)
+    a = rows["a"]
+    assert a[:7] == ("a", 2, 2, 0.25, 1 / 6, 0.0, -11.25)
+    # b: the search's b in games 3 and 4 (a third, margin 0; all, 35 - 12.5); the mix's b in
+    # games 1 and 2 (half, 15; all, 30)
+    b = rows["b"]
+    assert b[:7] == ("b", 2, 2, (1 / 3 + 1) / 2, 0.75, 11.25, 22.5)
+
+    def welch(mine, theirs):
+        v1, v2 = (statistics.variance(x) / len(x) for x in (mine, theirs))
+        df = (v1 + v2) ** 2 / (v1 ** 2 / (len(mine) - 1) + v2 ** 2 / (len(theirs) - 1))
+        half = sps.t.ppf(0.975, df) * math.sqrt(v1 + v2)
+        d = statistics.mean(mine) - statistics.mean(theirs)
+        return d - half, d + half
+
+    assert a[7:] == pytest.approx(welch([15, -15], [0, -22.5]))
+    assert b[7:] == pytest.approx(welch([0, 22.5], [15, 30]))
+    assert [r[0] for r in by_faction(results, s)] == ["a", "b"]  # lift 11.25 before -11.25
+    table = faction_table(results, s)
+    assert len(table) == 3 and table[1].split()[0] == "a" and table[2].split()[7] == "-11.2"
+
