@@ -173,10 +173,10 @@ def faction_table(results: list[dict[str, Any]], search: Any) -> list[str]:
 
 
 def paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
-    """The mean of a - b, game by game, and its 95% t interval."""
+    """The mean of a - b, game by game, and its 95% t interval (NaN ends for one game)."""
     d = [x - y for x, y in zip(a, b, strict=True)]
     m = statistics.mean(d)
-    lo, hi = t_interval(m, statistics.stdev(d), len(d))
+    lo, hi = t_interval(m, statistics.stdev(d) if len(d) > 1 else 0.0, len(d))
     return m, float(lo), float(hi)
 
 
@@ -225,6 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     names = args.strategies.split(",") if args.strategies else default_strategies(game)
     one = partial(play, game=game)
     t0 = time.perf_counter()
+    if args.games < 1:
+        raise SystemExit(f"--games must be at least 1, got {args.games}")
     if args.against and not args.search:
         raise SystemExit("--against compares two search bots: give --search too")
     if args.by_faction and not args.search:

@@ -246,6 +246,7 @@ def test_the_strength_bench_seats_the_search_bot_in_turn_and_scores_its_seat():
 def test_the_strength_bench_pairs_two_search_bots_on_the_same_games(capsys):
     """--against: the second bot takes the search seat of the very same games, and the two are
     compared game by game (each game's difference, with its t interval)."""
+    import math
     import statistics
 
     from scipy import stats as sps
@@ -262,6 +263,8 @@ def test_the_strength_bench_pairs_two_search_bots_on_the_same_games(capsys):
     half = sps.t.ppf(0.975, 3) * statistics.stdev(d) / 2
     assert mean == statistics.mean(d)
     assert (lo, hi) == pytest.approx((mean - half, mean + half))
+    one = paired([1.0], [0.0])
+    assert one[0] == 1.0 and all(math.isnan(x) for x in one[1:])  # one game: no spread
 
     main(["--game", "terra-nova", "--players", "2", "--games", "4", "--workers", "1",
           "--search", "mcts:budget=1", "--against", "mcts:budget=2"])
@@ -275,6 +278,7 @@ def test_the_strength_bench_pairs_two_search_bots_on_the_same_games(capsys):
     (["--against", "mcts"], "give --search too"),
     (["--search", "mcts", "--against", "mcts"], "the same bot as --search"),
     (["--by-faction"], "give --search too"),
+    (["--games", "0"], "--games must be at least 1"),
 ])
 def test_the_strength_bench_refuses_a_pairing_it_cannot_make(argv, message):
     from strategies.strength import main
