@@ -326,6 +326,11 @@ def test_the_strength_bench_sets_the_search_seat_beside_the_mix_by_faction():
     assert a[7:] == pytest.approx(welch([15, -15], [0, -22.5]))
     assert b[7:] == pytest.approx(welch([0, 22.5], [15, 30]))
     assert [r[0] for r in by_faction(results, s)] == ["a", "b"]  # lift 11.25 before -11.25
+    # a faction no mix seat played: its mix columns are unknown, and it comes last
+    alone = by_faction(results + [{"bots": [s, g], "factions": ["d", "e"], "vp": [9, 0]}], s)
+    assert [r[0] for r in alone] == ["a", "b", "d"]
+    assert alone[2][:4] == ("d", 1, 0, 1.0) and all(math.isnan(x) for x in alone[2][4:5] +
+                                                    alone[2][6:])
     table = faction_table(results, s)
     assert len(table) == 3 and table[1].split()[0] == "a" and table[2].split()[7] == "-11.2"
 
