@@ -5,11 +5,11 @@ playouts are uniformly random, and a leaf is worth its VP.
 """
 
 import random
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 from strategies.leaf import LeafModel, shipped
+from strategies.loader import module_folder
 
 
 class Heuristic:
@@ -74,4 +74,4 @@ class Heuristic:
     @classmethod
     def folder(cls) -> Path:
         """The game's bot folder, which holds its tuned/ files."""
-        return Path(sys.modules[cls.__module__].__file__ or ".").parent
+        return module_folder(cls.__module__)

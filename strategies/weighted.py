@@ -15,13 +15,12 @@ of both (`lean`).
 import functools
 import random
 import statistics
-import sys
 import tomllib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from strategies.base import Strategy
+from strategies.loader import module_folder
 
 # The weights of some size that say a tuning's scale; the smaller ones (a coin in bowl I) are
 # ratios of noise.
@@ -212,19 +211,12 @@ class Seated(Generic[B]):
 
 def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:
     """The [weights] of tuned/<stem>.toml beside cls's game's bots, or None."""
-    return _tuned(_folder(cls.__module__), stem, tuple(cls.default_weights))
+    return _tuned(cls.__module__, stem, tuple(cls.default_weights))
 
 
-@functools.cache
-def _folder(module: str) -> Path:
-    # a bot is made for every seat of every game, and asks for a few files as it is: building
-    # the folder's Path each time cost 4% of a Terra Nova game of the default mix
-    return Path(sys.modules[module].__file__ or ".").parent / "tuned"
-
-
-@functools.cache
-def _tuned(folder: Path, stem: str, known: tuple[str, ...]) -> dict[str, float] | None:
-    path = folder / f"{stem}.toml"
+@functools.cache  # a bot is made for every seat of every game, and asks for a few files
+def _tuned(module: str, stem: str, known: tuple[str, ...]) -> dict[str, float] | None:
+    path = module_folder(module) / "tuned" / f"{stem}.toml"
     if not path.exists():
         return None
     w = tomllib.loads(path.read_text()).get("weights")
