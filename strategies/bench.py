@@ -40,6 +40,12 @@ def run(play: Play, jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str,
     return [_job(play, j) for j in jobs]
 
 
+def seat_win(vp: Sequence[float], seat: int) -> float:
+    """A seat's share of the win: 1, split evenly when the top score is shared, else 0."""
+    top = max(vp)
+    return 1 / vp.count(top) if vp[seat] == top else 0.0
+
+
 def seat_margin(vp: Sequence[float], seat: int) -> float:
     """A seat's VP above the mean of the other seats'."""
     return vp[seat] - (sum(vp) - vp[seat]) / (len(vp) - 1)

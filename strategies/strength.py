@@ -33,7 +33,7 @@ import statistics
 import time
 from typing import Any
 
-from strategies.bench import run, seat_margin
+from strategies.bench import run, seat_margin, seat_win
 from strategies.registry import default_strategies, split_spec
 from terra_sim.analysis.stats import t_interval, welch_diff, wilson_interval
 from terra_sim.core.errors import UserError
@@ -114,10 +114,7 @@ def search_games(results: list[dict[str, Any]],
     out = []
     for r in results:
         seat = r["bots"].index(search)
-        vp = r["vp"]
-        top = max(vp)
-        out.append((1 / vp.count(top) if vp[seat] == top else 0.0, seat_margin(vp, seat),
-                    r["seconds"]))
+        out.append((seat_win(r["vp"], seat), seat_margin(r["vp"], seat), r["seconds"]))
     return out
 
 
@@ -138,11 +135,9 @@ def by_faction(results: list[dict[str, Any]], search: Any) -> list[tuple[Any, ..
     for r in results:
         seat = r["bots"].index(search)
         vp = r["vp"]
-        top = max(vp)
         for k, f in enumerate(r["factions"]):
             side = k != seat
-            wins.setdefault(f, ([], []))[side].append(1 / vp.count(top) if vp[k] == top
-                                                      else 0.0)
+            wins.setdefault(f, ([], []))[side].append(seat_win(vp, k))
             margins.setdefault(f, ([], []))[side].append(seat_margin(vp, k))
     nan = float("nan")
     rows = []
