@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from strategies.leaf import LeafModel, shipped
-from strategies.loader import module_folder
+from strategies.loader import class_folders, module_folder
 
 
 class Heuristic:
@@ -69,9 +69,13 @@ class Heuristic:
         None (the game has no terms, or no model for that many players)."""
         if not self.leaf_names:
             return None
-        return shipped(self.folder(), players, self.leaf_names)
+        for folder in class_folders(type(self)):  # a plug-in heuristic: the game's own model
+            model = shipped(folder, players, self.leaf_names)
+            if model is not None:
+                return model
+        return None
 
     @classmethod
     def folder(cls) -> Path:
-        """The game's bot folder, which holds its tuned/ files."""
+        """The heuristic's own bot folder, where `fit_leaf` writes its tuned/ model."""
         return module_folder(cls.__module__)

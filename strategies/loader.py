@@ -20,6 +20,26 @@ def module_folder(module: str) -> Path:
     return Path(sys.modules[module].__file__ or ".").parent
 
 
+_FOLDERS: dict[type, tuple[Path, ...]] = {}
+
+
+def class_folders(cls: type) -> tuple[Path, ...]:
+    """The folders of cls's module and of the modules of the classes it derives from, nearest
+    first: where its tuned data is looked for, in turn. A bot defined elsewhere (a plug-in that
+    subclasses greedy or a game's heuristic) so plays with the shipped bot's tuned weights and
+    leaf model, unless a tuned/ beside it has its own; it used to get neither, silently."""
+    got = _FOLDERS.get(cls)
+    if got is None:
+        folders: list[Path] = []
+        for k in cls.__mro__:
+            if getattr(sys.modules.get(k.__module__), "__file__", None):
+                f = module_folder(k.__module__)
+                if f not in folders:
+                    folders.append(f)
+        got = _FOLDERS[cls] = tuple(folders)
+    return got
+
+
 def _load_file(path: Path) -> Any:
     # One module per file (the name carries a hash of the resolved path), cached in sys.modules
     # so a file named in many games is executed once and two files with the same stem differ.

@@ -17,10 +17,11 @@ import random
 import statistics
 import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from strategies.base import Strategy
-from strategies.loader import module_folder
+from strategies.loader import class_folders
 
 # The weights of some size that say a tuning's scale; the smaller ones (a coin in bowl I) are
 # ratios of noise.
@@ -210,13 +211,19 @@ class Seated(Generic[B]):
 
 
 def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:
-    """The [weights] of tuned/<stem>.toml beside cls's game's bots, or None."""
-    return _tuned(cls.__module__, stem, tuple(cls.default_weights))
+    """The [weights] of tuned/<stem>.toml beside cls's bots or the bots it derives from (the
+    nearest that has one), or None."""
+    known = tuple(cls.default_weights)
+    for folder in class_folders(cls):
+        got = _tuned(folder, stem, known)
+        if got is not None:
+            return got
+    return None
 
 
 @functools.cache  # a bot is made for every seat of every game, and asks for a few files
-def _tuned(module: str, stem: str, known: tuple[str, ...]) -> dict[str, float] | None:
-    path = module_folder(module) / "tuned" / f"{stem}.toml"
+def _tuned(folder: Path, stem: str, known: tuple[str, ...]) -> dict[str, float] | None:
+    path = folder / "tuned" / f"{stem}.toml"
     if not path.exists():
         return None
     w = tomllib.loads(path.read_text()).get("weights")

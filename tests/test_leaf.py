@@ -236,3 +236,21 @@ def test_a_model_value_that_is_not_a_number_is_refused(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(ValueError, match="not a number"):
         LeafModel.read(path, TM_TERMS)
+
+
+@pytest.mark.parametrize("game, rounds", GAMES)
+def test_a_plug_in_heuristic_values_its_leaves_by_its_games_model(tmp_path, game, rounds):
+    from strategies.loader import load_class
+
+    module = game_bots(game).HEURISTIC.__module__
+    name = game_bots(game).HEURISTIC.__name__
+    (tmp_path / "variant.py").write_text(
+        f"from strategies.search import SearchStrategy\nfrom {module} import {name}\n\n\n"
+        f"class Mine({name}):\n    pass\n\n\nclass MySearch(SearchStrategy):\n"
+        f"    name = 'my-search'\n    games = ({game!r},)\n")
+    import sys
+
+    mine = sys.modules[load_class(f"{tmp_path / 'variant.py'}:MySearch").__module__].Mine
+    shipped = _heuristic(game).leaf_model(4)
+    got = mine(random.Random(1), 4, 0.5).leaf_model(4)
+    assert shipped is not None and got is shipped

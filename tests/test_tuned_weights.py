@@ -334,3 +334,27 @@ def test_the_strength_bench_sets_the_search_seat_beside_the_mix_by_faction():
     table = faction_table(results, s)
     assert len(table) == 3 and table[1].split()[0] == "a" and table[2].split()[7] == "-11.2"
 
+
+
+def test_a_plug_in_variant_of_a_shipped_bot_plays_its_tuned_weights_unless_it_has_its_own(
+        tmp_path):
+    from strategies.terra_mystica.greedy import GreedyStrategy
+
+    (tmp_path / "variant.py").write_text(
+        "from strategies.terra_mystica.greedy import GreedyStrategy\n\n\n"
+        "class Variant(GreedyStrategy):\n    name = 'variant'\n")
+    variant = load_class(f"{tmp_path / 'variant.py'}:Variant")
+    shipped = GreedyStrategy(random.Random(0))
+    shipped.seat("witches")
+    bot = variant(random.Random(0))
+    bot.seat("witches")
+    assert bot.w == shipped.w != GreedyStrategy(random.Random(0), tuned=False).w
+    # a tuned file beside the variant is its own, and wins
+    (tmp_path / "tuned").mkdir()
+    (tmp_path / "tuned" / "variant-witches.toml").write_text("[weights]\ncoin = 9.0\n")
+    from strategies.weighted import _tuned
+
+    _tuned.cache_clear()  # the file is new: its absence was kept
+    bot = variant(random.Random(0))
+    bot.seat("witches")
+    assert bot.w["coin"] == 9.0
