@@ -98,13 +98,15 @@ def swap(job: tuple[Any, ...], search: Any, other: Any) -> tuple[Any, ...]:
     return ([other if b == search else b for b in bots], *rest)
 
 
-def search_bot(text: str) -> tuple[str, dict[str, Any], str]:
-    """(name, parameters, label) of `name` or `name:key=value:...` (registry.split_spec)."""
+def search_bot(text: str, mix: tuple[str, ...] = ()) -> tuple[str, dict[str, Any], str]:
+    """(name, parameters, label) of `name` or `name:key=value:...` (registry.split_spec). The
+    bare name of a bot of the mix is labelled apart: the measured seat is found by its entry,
+    which would otherwise be the same as the mix's seats of that bot."""
     try:
         name, params = split_spec(text)
     except UserError as e:
         raise SystemExit(f"--search: {e}") from None
-    return name, params, text
+    return name, params, f"{text} (measured seat)" if text in mix else text
 
 
 def search_games(results: list[dict[str, Any]],
@@ -227,8 +229,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.by_faction and not args.search:
         raise SystemExit("--by-faction sets the search seat beside the mix: give --search too")
     if args.search:
-        search = search_bot(args.search)
-        other = search_bot(args.against) if args.against else None
+        search = search_bot(args.search, tuple(names))
+        other = search_bot(args.against, tuple(names)) if args.against else None
         if other is not None and other[2] == search[2]:
             raise SystemExit("--against: the same bot as --search; name another")
         for players in (int(x) for x in args.players.split(",")):

@@ -236,6 +236,12 @@ def test_the_strength_bench_seats_the_search_bot_in_turn_and_scores_its_seat():
     jobs = search_jobs(bot, ["greedy", "expander"], 4, 8, 5)
     assert [j[0].index(bot) for j in jobs] == [0, 1, 2, 3, 0, 1, 2, 3]
     assert all(b[0] in ("greedy", "expander") for j in jobs for b in j[0] if b != bot)
+    # a bot of the mix by its bare name: its seat is told apart from the mix's seats of it
+    greedy = search_bot("greedy", ("greedy", "expander"))
+    assert greedy == ("greedy", {}, "greedy (measured seat)")
+    mixed = search_jobs(greedy, ["greedy"], 4, 4, 5)
+    assert [j[0].index(greedy) for j in mixed] == [0, 1, 2, 3]
+    assert all(j[0].count(greedy) == 1 and len(set(map(str, j[0]))) == 2 for j in mixed)
     results = [{"bots": jobs[0][0], "vp": [90, 90, 80, 70], "seconds": 2.0},
                {"bots": jobs[1][0], "vp": [100, 60, 60, 60], "seconds": 1.0}]
     wins, margin, secs = search_score(results, bot)
