@@ -76,10 +76,11 @@ def games(game: str, n: int, seed: int, workers: int, players: int = 4) -> list[
     return bench.run(partial(record, game=game), jobs, workers)
 
 
-def table(played: list[dict[str, Any]], r: int, factions: list[str],
-          n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Round r's rows as (n terms + faction indicators, final VP, the terms' plain sum), each
-    centred on its game's mean: only how a player stands against its table counts."""
+def table(played: list[dict[str, Any]], r: int, factions: list[str], n: int,
+          summed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Round r's rows as (n terms + faction indicators, final VP, the plain sum of the first
+    `summed` terms: the valuation), each centred on its game's mean: only how a player stands
+    against its table counts."""
     xs, ys, vs = [], [], []
     for g in played:
         rows = [row for row in g["rows"] if row[0] == r]
@@ -87,7 +88,7 @@ def table(played: list[dict[str, Any]], r: int, factions: list[str],
             continue
         x = np.array([[*t, *(float(f == k) for k in factions)] for _, _, f, t in rows])
         y = np.array([float(g["vp"][seat]) for _, seat, _, _ in rows])
-        v = x[:, :n].sum(axis=1)
+        v = x[:, :summed].sum(axis=1)
         xs.append(x - x.mean(axis=0))
         ys.append(y - y.mean())
         vs.append(v - v.mean())
@@ -103,23 +104,24 @@ def r2(y: np.ndarray, predicted: np.ndarray) -> float:
     return float(1.0 - ((y - predicted) ** 2).sum() / (y ** 2).sum())
 
 
-def fit_rounds(train: list[dict[str, Any]], holdout: list[dict[str, Any]]
+def fit_rounds(train: list[dict[str, Any]], holdout: list[dict[str, Any]], features: int = 0
                ) -> tuple[dict[int, tuple[list[float], dict[str, float]]],
                           dict[int, tuple[float, float]]]:
     """Each round's fit on `train`, and on `holdout` the share of final VP's spread within a
-    game it explains against what the valuation (the terms' plain sum) explains, scaled by its
-    own best slope."""
+    game it explains against what the valuation (the plain sum of the terms before the last
+    `features`, the position's counts) explains, scaled by its own best slope."""
     factions = sorted({f for g in train for _, _, f, _ in g["rows"]})
     n = len(train[0]["rows"][0][3])
+    summed = n - features
     rounds = sorted({row[0] for g in train for row in g["rows"]})
     model: dict[int, tuple[list[float], dict[str, float]]] = {}
     quality: dict[int, tuple[float, float]] = {}
     for r in rounds:
-        x, y, v = table(train, r, factions, n)
+        x, y, v = table(train, r, factions, n, summed)
         beta = fit(x, y)
         slope = float(v @ y / (v @ v))
         if any(row[0] == r for g in holdout for row in g["rows"]):
-            hx, hy, hv = table(holdout, r, factions, n)
+            hx, hy, hv = table(holdout, r, factions, n, summed)
             quality[r] = (r2(hy, slope * hv), r2(hy, hx @ beta))
         else:  # no held-out game reached this leaf
             quality[r] = (float("nan"), float("nan"))
@@ -133,11 +135,11 @@ def write(out: Path, game: str, names: tuple[str, ...],
           quality: dict[int, tuple[float, float]], command: str, players: int, seed: int,
           train: int, holdout: int) -> None:
     g = get_game(game)
-    lines = [f"# The search bot's leaf value for {game}: valuation's terms weighed by how well",
-             "# they foretold final VP in games of the tuned mix (made by strategies/",
-             "# fit_leaf.py). holdout_r2 is per round [the valuation's, the fit's], on games",
-             "# the fit never saw. Refit after re-tuning the weights or changing the game's",
-             "# data.",
+    lines = [f"# The search bot's leaf value for {game}: valuation's terms (and any counts of",
+             "# the position after them) weighed by how well they foretold final VP in games",
+             "# of the tuned mix (made by strategies/fit_leaf.py). holdout_r2 is per round",
+             "# [the valuation's, the fit's], on games the fit never saw. Refit after",
+             "# re-tuning the weights or changing the game's data.",
              "", "[provenance]"]
     prov: dict[str, Any] = {
         "command": command, "game": game, "engine": g.version, "data_set": g.data_set,
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     out = args.out or path(h.folder(), args.players)
     played = games(game, args.games + args.holdout, args.seed, args.workers, args.players)
-    model, quality = fit_rounds(played[:args.games], played[args.games:])
+    model, quality = fit_rounds(played[:args.games], played[args.games:], len(h.leaf_features))
     command = "python -m strategies.fit_leaf " + " ".join(
         argv if argv is not None else sys.argv[1:])
     write(out, game, h.leaf_names, model, quality, command.strip(), args.players, args.seed,

@@ -19,6 +19,9 @@ class Heuristic:
     # The names of leaf_terms' terms, for a game whose leaves may be valued by a model fitted to
     # how games ended (strategies/leaf.py); empty: the game has none.
     leaf_names: ClassVar[tuple[str, ...]] = ()
+    # The last of leaf_names that are counts of the position beside the valuation's terms: only
+    # the fitted model weighs them, and the terms before them add up to the valuation.
+    leaf_features: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, rng: random.Random, candidates: int, noise: float):
         self.rng = rng  # the bot's own stream: a heuristic's choices replay with the seed

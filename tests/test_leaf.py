@@ -88,15 +88,39 @@ def test_the_terms_sum_to_the_valuation(game, rounds):
     h = _heuristic(game)
     state = _first_leaf(game, 4)
     assert state.round == rounds[0]
+    counts = len(h.leaf_features)
     for i in range(len(state.players)):
         faction, t = h.leaf_terms(state, i)
         assert faction == state.players[i].faction.slug and len(t) == len(h.leaf_names)
         total = 0.0
-        for x in t:  # in order, as the valuation adds them
+        for x in t[:len(t) - counts]:  # in order, as the valuation adds them
             total += x
         start = 0 if game == "terra-mystica" else state.players[i].faction.start_vp
         assert total + start == _valuation(game, h, state, i)
         assert sum(1 for x in t if x) >= 6  # most terms are at work by the first leaf
+
+
+def test_terra_mystica_leaves_weigh_counts_of_the_position_too():
+    h = _heuristic("terra-mystica")
+    assert h.leaf_names[-len(h.leaf_features):] == h.leaf_features
+    state = _first_leaf("terra-mystica", 4)
+    for i, p in enumerate(state.players):
+        named = dict(zip(h.leaf_names, h.leaf_terms(state, i)[1], strict=True))
+        assert (named["coins"], named["workers"], named["power_3"]) == (p.coins, p.workers, p.p3)
+        assert named["dwellings"] == p.b["D"].bit_count() and named["shipping"] == p.ship
+        assert [named[f"cult_{k}"] for k in range(1, 5)] == p.cults
+        assert named["top_cult"] == max(p.cults) and named["town_tiles"] == len(p.town_tiles)
+        assert named["free_land_in_reach"] > 0 and named["network_size"] >= 1
+
+
+def test_the_fits_plain_sum_leaves_the_counts_out():
+    """The valuation the fit is compared with sums the terms, not the counts after them."""
+    from strategies.fit_leaf import table
+
+    played = [{"vp": [100, 80], "rows": [(2, 0, "auren", [3.0, 1.0, 50.0]),
+                                         (2, 1, "giants", [1.0, 2.0, 10.0])]}]
+    _, _, v = table(played, 2, ["auren", "giants"], 3, 2)
+    assert list(v) == [0.5, -0.5]  # 4 and 3, centred; the count (50, 10) is left out
 
 
 def test_terra_nova_terms_in_the_last_round_are_its_own_few():
@@ -132,7 +156,7 @@ def test_terra_mystica_terms_are_the_vp_alone_after_the_game():
     state.stage = "over"
     ctx = Context.of(state, 0, GreedyStrategy.start_weights(state.players[0].faction.slug))
     assert terms(state, 0, ctx) == [float(state.players[0].total_vp)] + [0.0] * (
-        len(TM_TERMS) - 1)
+        len(TM_TERMS) - len(game_bots("terra-mystica").HEURISTIC.leaf_features) - 1)
 
 
 @pytest.mark.parametrize("game, rounds", GAMES)
