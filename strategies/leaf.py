@@ -8,7 +8,7 @@ round 2 it explains 13% of the spread of final VP between the players of a game,
 terms fitted to how games of the tuned mix ended explain 32%). The fit is per round, within
 each game (a term's worth is how far it puts a player ahead of the others at the same table),
 with a constant per faction for what the terms miss of it. A heuristic may add counts of the
-position (`Heuristic.leaf_features`, Terra Mystica's held resources, income, buildings...): the
+position (`Heuristic.leaf_features`: held resources, income, buildings by kind...): the
 fit weighs them beside the terms. `python -m strategies.fit_leaf
 --game G` makes tuned/search-leaf-<N>p.toml beside a game's bots for N-player games; a game
 heuristic that names its terms (`Heuristic.leaf_names`) values leaves by that file, and a

@@ -16,7 +16,7 @@ from terra_sim.core.errors import UserError
 def module_folder(module: str) -> Path:
     """The folder of an imported module's file: for a bot's module, its game's bot folder, which
     holds the tuned/ files. Kept: bots ask for it for every seat of every game and the search
-    for every leaf, and building the Path each time cost 4% of a Terra Nova game."""
+    for every leaf, and building the Path each time cost 4% of a game of the fastest shipped one."""
     return Path(sys.modules[module].__file__ or ".").parent
 
 

@@ -28,7 +28,7 @@ KEPT = frozenset(("leech", "cult", "favor", "town", "bridge"))
 # for choosing one action, each at one weight for the whole game; a fit of the counts as well
 # can price a worker or a temple by the round, as the games ended. On 1,000 held-out games they
 # explain a little more of final VP's spread (round 3: 0.424 -> 0.463), and the search seat
-# gains 3.3 VP of margin a game (strategies/terra_mystica/README.md, "The search bot's leaf
+# gains about 3 VP of margin a game (strategies/terra_mystica/README.md, "The search bot's leaf
 # value").
 FEATURES = ("coins", "workers", "priests", "power_1", "power_2", "power_3", "coin_income",
             "worker_income", "priest_income", "power_income", "dwellings", "trading_houses",
