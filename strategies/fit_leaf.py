@@ -76,9 +76,9 @@ def games(game: str, n: int, seed: int, workers: int, players: int = 4) -> list[
     return bench.run(partial(record, game=game), jobs, workers)
 
 
-def table(played: list[dict[str, Any]], r: int, factions: list[str], n: int,
+def table(played: list[dict[str, Any]], r: int, factions: list[str],
           summed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Round r's rows as (n terms + faction indicators, final VP, the plain sum of the first
+    """Round r's rows as (terms + faction indicators, final VP, the plain sum of the first
     `summed` terms: the valuation), each centred on its game's mean: only how a player stands
     against its table counts."""
     xs, ys, vs = [], [], []
@@ -117,11 +117,11 @@ def fit_rounds(train: list[dict[str, Any]], holdout: list[dict[str, Any]], featu
     model: dict[int, tuple[list[float], dict[str, float]]] = {}
     quality: dict[int, tuple[float, float]] = {}
     for r in rounds:
-        x, y, v = table(train, r, factions, n, summed)
+        x, y, v = table(train, r, factions, summed)
         beta = fit(x, y)
         slope = float(v @ y / (v @ v))
         if any(row[0] == r for g in holdout for row in g["rows"]):
-            hx, hy, hv = table(holdout, r, factions, n, summed)
+            hx, hy, hv = table(holdout, r, factions, summed)
             quality[r] = (r2(hy, slope * hv), r2(hy, hx @ beta))
         else:  # no held-out game reached this leaf
             quality[r] = (float("nan"), float("nan"))

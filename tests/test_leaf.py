@@ -119,7 +119,7 @@ def test_the_fits_plain_sum_leaves_the_counts_out():
 
     played = [{"vp": [100, 80], "rows": [(2, 0, "auren", [3.0, 1.0, 50.0]),
                                          (2, 1, "giants", [1.0, 2.0, 10.0])]}]
-    _, _, v = table(played, 2, ["auren", "giants"], 3, 2)
+    _, _, v = table(played, 2, ["auren", "giants"], 2)
     assert list(v) == [0.5, -0.5]  # 4 and 3, centred; the count (50, 10) is left out
 
 
