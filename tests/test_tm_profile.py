@@ -1,6 +1,7 @@
 """The bots-beside-people profile (strategies/terra_mystica/profile.py): its measures of a real
 game agree with the log's own text and the known final VP, and a bot game's with play_game."""
 
+import random
 import re
 from pathlib import Path
 
@@ -73,3 +74,34 @@ def test_the_bots_can_be_any_pool(capsys):
             profile.main(["--games", "1", "--workers", "1", "--strategies", bad, str(REAL)])
         err = capsys.readouterr().err
         assert said in err and "Traceback" not in err
+
+
+def test_cheap_land_is_the_free_land_next_door_a_spade_or_none_from_home():
+    """The round-start count of cheap land, recounted from the terrain wheel and the buildings'
+    neighbours (these factions cannot reach farther before they advance shipping)."""
+    from collections import defaultdict
+
+    from strategies import make_strategy
+    from terra_sim import get_game
+    from terra_sim.core.hexmap import bits
+
+    state = get_game("terra-mystica").new_state(["witches", "nomads", "engineers", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), "terra-mystica") for i in range(4)]
+    while state.stage != "play":
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    seats = [defaultdict(float) for _ in state.players]
+    profile.land_at_start(state, seats)
+    free = state.data.map.land & ~state.occupied
+    wheel = len(state.data.wheel)
+    checked = 0
+    for p, c in zip(state.players, seats, strict=True):
+        if state.ship_range(p):  # a shipping bonus tile reaches over the river
+            continue
+        near = [h for h in bits(free) if any(state.adj[b] >> h & 1 for b in bits(p.buildings))]
+        home = p.faction.home
+        cheap = [h for h in near if min(abs(state.terrain[h] - home),
+                                        wheel - abs(state.terrain[h] - home)) <= 1]
+        assert c["cheap land, round 1"] == len(cheap)
+        assert c["cheap land, rounds 2-6"] == 0
+        checked += 1
+    assert checked >= 2 and sum(c["cheap land, round 1"] for c in seats) > 0

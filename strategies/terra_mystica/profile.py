@@ -7,9 +7,11 @@ pool `--strategies` names, say `mcts` for the search bot) and for real
 games logged by the online server (by default the three in tests/fixtures/terra_mystica/; any
 log `terra-sim import` reads will do): what a player scored and from what (the engine's VP
 categories), what they built, the power offers they took and declined and the VP they paid for
-them, the board power actions, burns and conversions they made, and what they held when they
-passed. A bot that scores less than people shows here where its game differs: a target for the
-valuation, not a verdict (three real games are few, and two of them have five players).
+them, the board power actions, burns and conversions they made, what they held when they
+passed, and the cheap land (home terrain or one spade from it) in their direct reach at a
+round's start (round 1 alone, then the mean of rounds 2-6). A bot that scores less than people
+shows here where its game differs: a target for the valuation, not a verdict (three real
+games are few, and two of them have five players).
 
 Offers are those our engine makes: a player with no room for power gets none. The online server
 asks such a player too, and its log records the answer (`leech 1` that gains nothing): the
@@ -29,6 +31,7 @@ from strategies import bench
 from strategies.registry import make_strategy
 from strategies.terra_mystica.bench_bots import SCRIPTED
 from terra_sim.core.errors import UserError
+from terra_sim.core.hexmap import bits
 from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.data import load_data
@@ -54,7 +57,8 @@ POWER_ACTIONS = {a: f"  {a}: {amount} {effect.removesuffix('s') if amount == 1 e
 MEASURES = ("VP", *SOURCES.values(), "buildings at the end", "dwellings built", "upgrades",
             "towns", "cult steps at the end", "offers taken", "offers declined",
             "VP paid for offers", "board power actions", *POWER_ACTIONS.values(), "burns",
-            *CONVERSIONS.values(), "coins at a pass", "workers at a pass")
+            *CONVERSIONS.values(), "coins at a pass", "workers at a pass",
+            "cheap land, round 1", "cheap land, rounds 2-6")
 
 
 def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
@@ -82,6 +86,17 @@ def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
         c["workers at a pass"] += p.workers / len(PASS_ROUNDS)
 
 
+def land_at_start(s: TerraMysticaState, seats: list[defaultdict[str, float]]) -> None:
+    """At a round's start, each seat's free land in direct reach that is home terrain or one
+    spade from it: what a dwelling can be built on without a dig of two spades or more."""
+    free = s.data.map.land & ~s.occupied
+    m = "cheap land, round 1" if s.round == 1 else "cheap land, rounds 2-6"
+    share = 1 if s.round == 1 else 1 / 5
+    for p, c in zip(s.players, seats, strict=True):
+        to_home = [row[p.faction.home] for row in s.data.spades[p.faction.slug]]
+        c[m] += share * sum(1 for h in bits(s.direct_reach(p) & free) if to_home[s.terrain[h]] <= 1)
+
+
 def finish(s: TerraMysticaState,
            seats: list[defaultdict[str, float]]) -> list[dict[str, float]]:
     """Each seat's measures once the game is over."""
@@ -103,7 +118,11 @@ def bot_game(bots: list[str], seed: int, factions: list[str] | None,
     assert isinstance(state, TerraMysticaState)
     agents = bench.seated(bots, seed, GAME)
     seats: list[defaultdict[str, float]] = [defaultdict(float) for _ in setup["factions"]]
+    seen = 0
     while not state.is_over():
+        if state.round > seen:
+            seen = state.round
+            land_at_start(state, seats)
         a = agents[state.current_player()].choose(state, state.legal_actions())
         count(state, a, seats[state.current_player()])
         state.do(a)
@@ -115,7 +134,11 @@ def real_game(text: str) -> list[dict[str, float]]:
     r = replay_log(text)
     s = r.g.new_state(r.log.factions, 0, **r.options)
     seats: list[defaultdict[str, float]] = [defaultdict(float) for _ in s.players]
+    seen = 0
     for line in r.actions:
+        if s.round > seen:
+            seen = s.round
+            land_at_start(s, seats)
         a = s.parse_action(line)
         if s.current_player() >= 0:  # setup's picks and placements belong to no turn
             count(s, a, seats[s.current_player()])
