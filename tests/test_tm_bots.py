@@ -84,12 +84,14 @@ def test_the_valuation_network_memo_gives_what_a_search_gives(table):
 
 @pytest.fixture(scope="module")
 def focus_games():
-    """24 4-player games with the five plans and greedy rotated through the seats (16 seats a
+    """96 4-player games with the five plans and greedy rotated through the seats (64 seats a
     bot: with four, two plans' dwellings tied once; with eight, a plan played at half its lean
-    read a leech share within a seat's noise of greedy's)."""
+    read a leech share within a seat's noise of greedy's; with 16, once the starts looked for
+    cheap land, greedy's share of offers taken read 0.44 against the power-player's 0.38, where
+    300 games give 0.43 against 0.46)."""
     bots = SCRIPTED
     out = []
-    for i in range(24):
+    for i in range(96):
         four = [bots[(i + k) % len(bots)] for k in range(4)]
         out.append(play_counted(four, 300 + i))
     return out
@@ -268,6 +270,41 @@ def first_turn():
     return state
 
 
+def cheap_land_around(state, p, h):
+    """Free land next to hex h that is p's home terrain or one spade from it."""
+    from terra_sim.core.hexmap import bits
+
+    to_home = [row[p.faction.home] for row in state.data.spades[p.faction.slug]]
+    near = state.data.within[1][h] & state.data.map.land & ~state.occupied
+    return sum(1 for x in bits(near) if to_home[state.terrain[x]] <= 1)
+
+
+def test_greedy_starts_where_the_land_is_cheap():
+    """The starting dwellings stand by land one spade or none from home: more of it around them
+    than around the average legal hex (the base map never sets a terrain beside itself, so a rule
+    that counted home terrain alone picked below the average)."""
+    import statistics
+
+    from terra_sim.play import new_game
+
+    picked, offered = [], []
+    for seed in range(1, 13):
+        state, _ = new_game(get_game(GAME), None, seed, 4, None, {})  # factions drawn by seed
+        bots = [make_strategy("greedy", random.Random(seed * 10 + i), GAME) for i in range(4)]
+        while state.stage != "play":
+            seat = state.current_player()
+            legal = state.legal_actions()
+            a = bots[seat].choose(state, legal)
+            if a.kind == "place":
+                p = state.players[seat]
+                picked.append(cheap_land_around(state, p, a.args[0]))
+                offered.append(statistics.mean(cheap_land_around(state, p, b.args[0])
+                                               for b in legal))
+            state.apply(a)
+    assert len(picked) > 90
+    assert statistics.mean(picked) > statistics.mean(offered) + 0.25
+
+
 def test_build_room_counts_the_land_a_player_can_still_build_on():
     """build_room: nothing without free land in reach or rounds to come; more with a longer reach;
     never more than the dwellings still wanted, and close to them with land to spare."""
@@ -319,7 +356,9 @@ def test_round_next_counts_what_next_rounds_tile_would_pay_for():
     for r, n in s.data.tiles.bonus[p.bonus]["income"].items():  # next income has the tile's
         inc[r] += n
     p.workers, p.coins = 3 - inc["W"], 40
-    assert value(s, "SCORE3") == 2 * 1  # the land in reach has room for one dwelling
+    land = land_worth(s, p, land_in_reach(s, p))[1]
+    assert 1 <= int(land) < 3  # the land in reach, not the workers (three dwellings'), caps it
+    assert value(s, "SCORE3") == 2 * int(land)
     p.ship = 6  # a shipping range that reaches most of the map
     assert value(s, "SCORE3") == 2 * 3  # now three dwellings' workers, 2 VP each
     p.workers = 20
@@ -425,10 +464,11 @@ def test_greedy_values_a_double_turn_by_the_two_actions_it_buys():
     c = state.clone()
     c.apply(actc)
     assert c.actions_left == 2
-    workers = c.players[0].workers
+    q = c.players[0]
+    held = (q.workers, q.coins, q.priests, q.p2 + q.p3)
     assert greedy.play_out_turn(c, 0)
     assert c.actions_left == 0  # both actions played, and paid for
-    assert c.players[0].workers < workers
+    assert sum((q.workers, q.coins, q.priests, q.p2 + q.p3)) < sum(held)
     assert not c.players[0].passed  # a double turn is never spent on passing
 
     broke = state.clone()  # nothing to pay for an action with: the double turn is no candidate

@@ -39,6 +39,12 @@ FREE_KINDS = ("burn", "convert", "connect", "done")
 # is (pending_value), not once taken.
 SETTLED = ("spades", "bridge", "town", "cult")
 SETTLE_STEPS = 12
+# A free land hex around a starting dwelling, by the spades it takes to make it home terrain
+# (none, one, two, three). The base map never sets a terrain beside itself, so home terrain
+# next to a start is rare and the cheap land is one spade away. Counting home terrain alone,
+# the bots started with 1.5 one-spade hexes in reach where the players of the real games had
+# 3.0 (the README's "Where the starts are").
+PLACE_LAND = (1.5, 1.0, 0.35, 0.15)
 
 
 class GreedyStrategy(WeightedStrategy):
@@ -111,20 +117,21 @@ class GreedyStrategy(WeightedStrategy):
 
     # ----- setup ----------------------------------------
     def choose_place(self, state: TerraMysticaState, p: Player, legal: list) -> Action:
-        """A starting dwelling with home terrain around it, near our other one (towns,
+        """A starting dwelling with cheap land around it, near our other one (towns,
         network) and near opponents (power, cheap trading houses)."""
         data = state.data
-        home = p.faction.home
         free = data.map.land & ~state.occupied
         others = state.occupied & ~p.buildings
+        to_home = [row[p.faction.home] for row in data.spades[p.faction.slug]]
         w = self.w
+
+        def land(m: int) -> float:
+            return sum(PLACE_LAND[min(to_home[state.terrain[x]], 3)] for x in bits(m & free))
 
         def score(a: Action) -> float:
             h = a.args[0]
             near1, near2 = data.within[1][h], data.within[2][h]
-            homes1 = sum(1 for x in bits(near1 & free) if state.terrain[x] == home)
-            homes2 = sum(1 for x in bits(near2 & free & ~near1) if state.terrain[x] == home)
-            sc = homes1 + 0.5 * homes2
+            sc = land(near1) + 0.5 * land(near2 & ~near1)
             if p.buildings:
                 sc += (1.0 + w["cluster"]) if near2 & p.buildings else -0.5 * w["cluster"]
                 sc += w["spread"] * (0 if near2 & p.buildings else 1.5)
