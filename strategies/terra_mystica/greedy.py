@@ -42,8 +42,8 @@ SETTLE_STEPS = 12
 # A free land hex around a starting dwelling, by the spades it takes to make it home terrain
 # (none, one, two, three). The base map never sets a terrain beside itself, so home terrain
 # next to a start is rare and the cheap land is one spade away. Counting home terrain alone,
-# the bots started with 1.5 one-spade hexes in reach where the players of the real games had
-# 3.0 (the README's "Where the starts are").
+# the bots started with 1.6 hexes of cheap land (home or one spade) in reach where the players
+# of the real games had 3.1 (the README's "Where the starts are").
 PLACE_LAND = (1.5, 1.0, 0.35, 0.15)
 
 
