@@ -274,9 +274,9 @@ def cheap_land_around(state, p, h):
     """Free land next to hex h that is p's home terrain or one spade from it."""
     from terra_sim.core.hexmap import bits
 
-    to_home = [row[p.faction.home] for row in state.data.spades[p.faction.slug]]
     near = state.data.within[1][h] & state.data.map.land & ~state.occupied
-    return sum(1 for x in bits(near) if to_home[state.terrain[x]] <= 1)
+    home = p.faction.home
+    return sum(1 for x in bits(near) if state.spades_needed(p, state.terrain[x], home) <= 1)
 
 
 def test_greedy_starts_where_the_land_is_cheap():

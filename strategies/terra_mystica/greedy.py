@@ -122,11 +122,11 @@ class GreedyStrategy(WeightedStrategy):
         data = state.data
         free = data.map.land & ~state.occupied
         others = state.occupied & ~p.buildings
-        to_home = [row[p.faction.home] for row in data.spades[p.faction.slug]]
         w = self.w
 
         def land(m: int) -> float:
-            return sum(PLACE_LAND[min(to_home[state.terrain[x]], 3)] for x in bits(m & free))
+            return sum(PLACE_LAND[min(state.spades_needed(p, state.terrain[x], p.faction.home), 3)]
+                       for x in bits(m & free))
 
         def score(a: Action) -> float:
             h = a.args[0]

@@ -93,8 +93,8 @@ def land_at_start(s: TerraMysticaState, seats: list[defaultdict[str, float]]) ->
     m = "cheap land, round 1" if s.round == 1 else "cheap land, rounds 2-6"
     share = 1 if s.round == 1 else 1 / 5
     for p, c in zip(s.players, seats, strict=True):
-        to_home = [row[p.faction.home] for row in s.data.spades[p.faction.slug]]
-        c[m] += share * sum(1 for h in bits(s.direct_reach(p) & free) if to_home[s.terrain[h]] <= 1)
+        c[m] += share * sum(1 for h in bits(s.direct_reach(p) & free)
+                            if s.spades_needed(p, s.terrain[h], p.faction.home) <= 1)
 
 
 def finish(s: TerraMysticaState,
