@@ -305,6 +305,43 @@ def test_greedy_starts_where_the_land_is_cheap():
     assert statistics.mean(picked) > statistics.mean(offered) + 0.25
 
 
+def test_greedy_starts_weigh_the_land_by_its_start_weights():
+    """The start_* weights are what a start weighs the land around it by (a faction's tuning
+    sets them): with only three-spade land worth anything, every start stands by the most of
+    it that a legal hex has (the next ring at half; the other terms are too small to matter)."""
+    from terra_sim.core.hexmap import bits
+    from terra_sim.play import new_game
+
+    weights = {"start_home": 0.0, "start_spade": 0.0, "start_spade2": 0.0, "start_spade3": 50.0}
+
+    def far_land(state, p, h):
+        data, free = state.data, state.data.map.land & ~state.occupied
+        near1, near2 = data.within[1][h], data.within[2][h]
+
+        def n(m):
+            return sum(1 for x in bits(m & free)
+                       if state.spades_needed(p, state.terrain[x], p.faction.home) == 3)
+
+        return n(near1) + 0.5 * n(near2 & ~near1)
+
+    starts = 0
+    for seed in range(1, 5):
+        state, _ = new_game(get_game(GAME), None, seed, 4, None, {})
+        bots = [make_strategy(("greedy", {"weights": weights}), random.Random(seed * 10 + i), GAME)
+                for i in range(4)]
+        while state.stage != "play":
+            seat = state.current_player()
+            legal = state.legal_actions()
+            a = bots[seat].choose(state, legal)
+            if a.kind == "place":
+                p = state.players[seat]
+                assert far_land(state, p, a.args[0]) == max(far_land(state, p, b.args[0])
+                                                             for b in legal)
+                starts += 1
+            state.apply(a)
+    assert starts > 30
+
+
 def test_build_room_counts_the_land_a_player_can_still_build_on():
     """build_room: nothing without free land in reach or rounds to come; more with a longer reach;
     never more than the dwellings still wanted, and close to them with land to spare."""

@@ -39,12 +39,12 @@ FREE_KINDS = ("burn", "convert", "connect", "done")
 # is (pending_value), not once taken.
 SETTLED = ("spades", "bridge", "town", "cult")
 SETTLE_STEPS = 12
-# A free land hex around a starting dwelling, by the spades it takes to make it home terrain
-# (none, one, two, three). The base map never sets a terrain beside itself, so home terrain
-# next to a start is rare and the cheap land is one spade away. Counting home terrain alone,
-# the bots started with 1.6 hexes of cheap land (home or one spade) in reach where the players
-# of the real games had 3.1 (the README's "Where the starts are").
-PLACE_LAND = (1.5, 1.0, 0.35, 0.15)
+# A starting dwelling is scored by the free land around it, each hex by the spades it takes to
+# make it home terrain (the start_* weights). The base map never sets a terrain beside itself,
+# so home terrain next to a start is rare and the cheap land is one spade away. Counting home
+# terrain alone, the bots started with 1.6 hexes of cheap land (home or one spade) in reach
+# where the players of the real games had 3.1 (the README's "Where the starts are").
+START_WEIGHTS = ("start_home", "start_spade", "start_spade2", "start_spade3")
 
 
 class GreedyStrategy(WeightedStrategy):
@@ -123,9 +123,10 @@ class GreedyStrategy(WeightedStrategy):
         free = data.map.land & ~state.occupied
         others = state.occupied & ~p.buildings
         w = self.w
+        by_spades = [w[k] for k in START_WEIGHTS]
 
         def land(m: int) -> float:
-            return sum(PLACE_LAND[min(state.spades_needed(p, state.terrain[x], p.faction.home), 3)]
+            return sum(by_spades[min(state.spades_needed(p, state.terrain[x], p.faction.home), 3)]
                        for x in bits(m & free))
 
         def score(a: Action) -> float:

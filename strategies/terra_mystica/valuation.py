@@ -57,6 +57,13 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "favor_build": 0.6,  # share of a favour tile's VP per building still to come (favor_value)
     # how far coins the held workers cannot spend fall towards final scoring's rate (Prices)
     "hoard": 0.0,
+    # A starting dwelling's worth per free land hex beside it, by the spades that make the hex
+    # home terrain (none, one, two, three; greedy.choose_place). Weights, so that a faction's
+    # tuning sets its own: a spade costs each faction differently (the Darklings pay priests).
+    "start_home": 1.5,
+    "start_spade": 1.0,
+    "start_spade2": 0.35,
+    "start_spade3": 0.15,
 }
 
 # Per-round worth of stronghold effects that are not one-time: the one-time ones (VP, power,
