@@ -279,28 +279,34 @@ def cheap_land_around(state, p, h):
     return sum(1 for x in bits(near) if state.spades_needed(p, state.terrain[x], home) <= 1)
 
 
+def setup_places(seeds, spec):
+    """Each starting dwelling the bot `spec` places in the 4-player setups drawn by `seeds`:
+    (state, player, action, legal actions), before it is placed."""
+    from terra_sim.play import new_game
+
+    for seed in seeds:
+        state, _ = new_game(get_game(GAME), None, seed, 4, None, {})  # factions drawn by seed
+        bots = [make_strategy(spec, random.Random(seed * 10 + i), GAME) for i in range(4)]
+        while state.stage != "play":
+            seat = state.current_player()
+            legal = state.legal_actions()
+            a = bots[seat].choose(state, legal)
+            if a.kind == "place":
+                yield state, state.players[seat], a, legal
+            state.apply(a)
+
+
 def test_greedy_starts_where_the_land_is_cheap():
     """The starting dwellings stand by land one spade or none from home: more of it around them
     than around the average legal hex (the base map never sets a terrain beside itself, so a rule
     that counted home terrain alone picked below the average)."""
     import statistics
 
-    from terra_sim.play import new_game
 
     picked, offered = [], []
-    for seed in range(1, 13):
-        state, _ = new_game(get_game(GAME), None, seed, 4, None, {})  # factions drawn by seed
-        bots = [make_strategy("greedy", random.Random(seed * 10 + i), GAME) for i in range(4)]
-        while state.stage != "play":
-            seat = state.current_player()
-            legal = state.legal_actions()
-            a = bots[seat].choose(state, legal)
-            if a.kind == "place":
-                p = state.players[seat]
-                picked.append(cheap_land_around(state, p, a.args[0]))
-                offered.append(statistics.mean(cheap_land_around(state, p, b.args[0])
-                                               for b in legal))
-            state.apply(a)
+    for state, p, a, legal in setup_places(range(1, 13), "greedy"):
+        picked.append(cheap_land_around(state, p, a.args[0]))
+        offered.append(statistics.mean(cheap_land_around(state, p, b.args[0]) for b in legal))
     assert len(picked) > 90
     assert statistics.mean(picked) > statistics.mean(offered) + 0.25
 
@@ -310,7 +316,6 @@ def test_greedy_starts_weigh_the_land_by_its_start_weights():
     sets them): with only three-spade land worth anything, every start stands by the most of
     it that a legal hex has (the next ring at half; the other terms are too small to matter)."""
     from terra_sim.core.hexmap import bits
-    from terra_sim.play import new_game
 
     weights = {"start_home": 0.0, "start_spade": 0.0, "start_spade2": 0.0, "start_spade3": 50.0}
 
@@ -325,20 +330,9 @@ def test_greedy_starts_weigh_the_land_by_its_start_weights():
         return n(near1) + 0.5 * n(near2 & ~near1)
 
     starts = 0
-    for seed in range(1, 5):
-        state, _ = new_game(get_game(GAME), None, seed, 4, None, {})
-        bots = [make_strategy(("greedy", {"weights": weights}), random.Random(seed * 10 + i), GAME)
-                for i in range(4)]
-        while state.stage != "play":
-            seat = state.current_player()
-            legal = state.legal_actions()
-            a = bots[seat].choose(state, legal)
-            if a.kind == "place":
-                p = state.players[seat]
-                assert far_land(state, p, a.args[0]) == max(far_land(state, p, b.args[0])
-                                                             for b in legal)
-                starts += 1
-            state.apply(a)
+    for state, p, a, legal in setup_places(range(1, 5), ("greedy", {"weights": weights})):
+        assert far_land(state, p, a.args[0]) == max(far_land(state, p, b.args[0]) for b in legal)
+        starts += 1
     assert starts > 30
 
 
