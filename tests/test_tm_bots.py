@@ -302,7 +302,6 @@ def test_greedy_starts_where_the_land_is_cheap():
     that counted home terrain alone picked below the average)."""
     import statistics
 
-
     picked, offered = [], []
     for state, p, a, legal in setup_places(range(1, 13), "greedy"):
         picked.append(cheap_land_around(state, p, a.args[0]))
