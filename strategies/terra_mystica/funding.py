@@ -10,7 +10,7 @@ that are worth nothing on their own.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import Final
 
 from terra_sim.games.terra_mystica import moves
 from terra_sim.games.terra_mystica.actions import Action
@@ -20,11 +20,15 @@ from terra_sim.games.terra_mystica.state import TerraMysticaState
 BURN: Final = Action("burn")
 
 
-class Cost(NamedTuple):
-    coins: int = 0
-    workers: int = 0
-    priests: int = 0
-    power: int = 0  # from bowl III
+class Cost:
+    """What an action takes from the player. A plain class, not a NamedTuple: compiled, it is
+    made without a call into Python (every candidate of every decision asks for one)."""
+
+    def __init__(self, coins: int = 0, workers: int = 0, priests: int = 0, power: int = 0):
+        self.coins = coins
+        self.workers = workers
+        self.priests = priests
+        self.power = power  # from bowl III
 
 
 def jump_extra(s: TerraMysticaState, p: Player, h: int) -> tuple[int, int]:
@@ -145,7 +149,7 @@ def plan_funding(s: TerraMysticaState, p: Player, cost: Cost) -> list[Action] | 
     if burns > p2 // 2:
         return None
     out += [BURN] * burns
-    out += [Action("convert", c) for c in convs]
+    out += [s.data.made.get("convert", c) for c in convs]
     return out
 
 

@@ -37,6 +37,30 @@ class Action(NamedTuple):
     args: tuple = ()
 
 
+class Made:
+    """One map's actions, each made once and handed out again. Listing the legal moves is the
+    search's hot loop, and a NamedTuple made in compiled code still costs a call into Python:
+    made afresh, they took a tenth of a search game. An action handed out is equal to one made
+    anew, so games and their logs are the same."""
+
+    def __init__(self, size: int, wheel: tuple[str, ...]):
+        hexes = range(size)
+        self.build = [Action("build", (h,)) for h in hexes]
+        self.transform_home = [Action("transform", (h,)) for h in hexes]
+        # transform[h][t]: h turned to the wheel's terrain t (not the mover's home)
+        self.transform = [[Action("transform", (h, name)) for name in wheel] for h in hexes]
+        self.upgrade = {b: [Action("upgrade", (h, b)) for h in hexes] for b in BUILDINGS[1:]}
+        self.other: dict[tuple[str, tuple], Action] = {}
+
+    def get(self, kind: str, args: tuple = ()) -> Action:
+        """Any other action, made on first use."""
+        key = (kind, args)
+        a = self.other.get(key)
+        if a is None:
+            a = self.other[key] = Action(kind, args)
+        return a
+
+
 # kind -> argument types; "hex?" and "word?" are optional
 KINDS: Final[dict[str, tuple[str, ...]]] = {
     "place": ("hex",), "pick": ("word",), "build": ("hex",), "transform": ("hex", "word?"),

@@ -10,6 +10,7 @@ from typing import Any
 from terra_sim.core.data import Field, apply_overrides, content_hash, load_toml
 from terra_sim.core.errors import DataError
 from terra_sim.core.hexmap import RIVER, HexMap, bits
+from terra_sim.games.terra_mystica.actions import Made
 
 DATA_DIR = Path(__file__).parent / "data"
 FILES = ("map", "factions", "tiles", "rules")
@@ -110,6 +111,8 @@ class TerraMysticaData:
     within: tuple[list[int], ...] = field(init=False, repr=False)  # lists, as HexMap's tables
     # spades[faction][src][dst]: spades to turn terrain src into dst (asked on every move scan)
     spades: dict[str, tuple[tuple[int, ...], ...]] = field(init=False, repr=False)
+    # the map's actions, made once (actions.py): the same for equal data, so not compared
+    made: Made = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         m = self.map
@@ -131,6 +134,7 @@ class TerraMysticaData:
         object.__setattr__(self, "spades", {
             slug: tuple(tuple(self._spades(f, a, b) for b in range(k)) for a in range(k))
             for slug, f in self.factions.items()})
+        object.__setattr__(self, "made", Made(m.size, self.wheel))
 
     def _spades(self, f: Faction, src: int, dst: int) -> int:
         if src == dst:

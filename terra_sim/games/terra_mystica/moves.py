@@ -25,10 +25,10 @@ def legal_actions(s: "TerraMysticaState") -> list[Action]:
         return pending_actions(s, p)
     if s.stage == "setup-dwelling":
         home = p.faction.home
-        return [Action("place", (h,)) for h in bits(s.data.map.land & ~s.occupied)
+        return [s.data.made.get("place", (h,)) for h in bits(s.data.map.land & ~s.occupied)
                 if s.terrain[h] == home]
     if s.stage == "setup-bonus":
-        return [Action("pick", (t,)) for t in s.bonus_supply]
+        return [s.data.made.get("pick", (t,)) for t in s.bonus_supply]
     out = free_actions(s, p)
     if s.actions_left:
         out += main_actions(s, p)
@@ -43,18 +43,18 @@ def pending_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
     if kind == "leech":
         return LEECH[:]
     if kind == "cult":
-        return [Action("cult", (c,)) for c in s.data.cults]
+        return [s.data.made.get("cult", (c,)) for c in s.data.cults]
     if kind in ("favor", "town"):
         # a player owed both a favour and a town tile takes them in either order
         kinds = {e[0] for e in picks(s)}
         out = []
         if "favor" in kinds:
-            out += [Action("favor", (t,)) for t in favor_choices(s, p)]
+            out += [s.data.made.get("favor", (t,)) for t in favor_choices(s, p)]
         if "town" in kinds:
-            out += [Action("town", (t,)) for t, n in s.town_supply.items() if n > 0]
+            out += [s.data.made.get("town", (t,)) for t, n in s.town_supply.items() if n > 0]
         return out
     if kind == "bridge":
-        return [Action("bridge", (i,)) for i in bridge_sites(s, p)]
+        return [s.data.made.get("bridge", (i,)) for i in bridge_sites(s, p)]
     if kind == "spades":
         extra = [] if s.spade.get("cult") else free_actions(s, p)
         return spade_moves(s, p) + extra + [DONE]
@@ -121,8 +121,9 @@ def _has(p: Player, res: str, n: int) -> bool:
 
 def free_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
     out = []
+    made = s.data.made
     if p.p2 >= 2:
-        out.append(Action("burn"))
+        out.append(made.get("burn"))
     rates = [(a, n, b) for a, n, b, _ in s.data.conversions]
     if "alchemist_trade" in p.eff:
         rates = [r for r in rates if (r[0], r[2]) not in ALCHEMIST_RATES]
@@ -130,11 +131,11 @@ def free_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
     cap = s.data.rules["max_priests"] - p.cult_priests
     for a, n, b in rates:
         if _has(p, a, n) and not (b == "P" and p.priests >= cap):
-            out.append(Action("convert", (a, b)))
+            out.append(made.get("convert", (a, b)))
     if p.w2p and p.workers and p.priests < cap:
-        out.append(Action("convert", ("W", "P")))
+        out.append(made.get("convert", ("W", "P")))
     if "river_towns" in p.eff:
-        out += [Action("connect", (r,)) for r in river_links(s, p)]
+        out += [made.get("connect", (r,)) for r in river_links(s, p)]
     return out
 
 
@@ -157,6 +158,7 @@ def afford(p: Player, w: int, c: int, pr: int = 0) -> bool:
 def main_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
     out: list[Action] = []
     data = s.data
+    made = data.made
     limits = data.rules["buildings"]
     f = p.faction
     # build and transform
@@ -175,12 +177,13 @@ def main_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
                 need = s.spades_needed(p, t, dst)
                 w, pr = s.dig_cost(p, need)
                 if afford(p, w + jw, 0, pr + jp):
-                    out.append(Action("transform", (h,) if dst == f.home else (h, data.wheel[dst])))
+                    out.append(made.transform_home[h] if dst == f.home
+                               else made.transform[h][dst])
             if d_left:
                 need = s.spades_needed(p, t, f.home)
                 w, pr = s.dig_cost(p, need)
                 if afford(p, w + jw + dw, dc, pr + jp):
-                    out.append(Action("build", (h,)))
+                    out.append(made.build[h])
     # upgrades
     for old, news in UPGRADES.items():
         for h in bits(p.b[old]):
@@ -189,7 +192,7 @@ def main_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
                     continue
                 w, c = s.tp_price(p, h) if new == "TP" else f.costs[new]
                 if afford(p, w, c):
-                    out.append(Action("upgrade", (h, new)))
+                    out.append(made.upgrade[new][h])
     # priests to cults
     if p.priests:
         for i, track in enumerate(data.cults):
@@ -197,32 +200,32 @@ def main_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
                 continue
             for steps in sorted(set(data.cult_spots), reverse=True):
                 if free_spot(s, i, steps) >= 0:
-                    out.append(Action("send", (track, steps)))
-            out.append(Action("send", (track, 1)))
+                    out.append(made.get("send", (track, steps)))
+            out.append(made.get("send", (track, 1)))
     # advances
     if p.ship < f.ship_max and afford(p, 0, f.ship_cost[0], f.ship_cost[1]):
-        out.append(Action("advance", ("ship",)))
+        out.append(made.get("advance", ("ship",)))
     if p.dig < f.dig_max and afford(p, *f.dig_cost):
-        out.append(Action("advance", ("dig",)))
+        out.append(made.get("advance", ("dig",)))
     # power actions
     for act, (cost, effect, _) in data.tiles.power_actions.items():
         if act in s.power_used or p.p3 < cost:
             continue
         if effect == "bridge" and not bridge_sites(s, p):
             continue
-        out.append(Action("action", (act,)))
+        out.append(made.get("action", (act,)))
     # bonus, favour and faction actions
     if p.bonus and p.bonus not in p.used and data.tiles.bonus[p.bonus]["action"]:
-        out.append(Action("action", (p.bonus,)))
+        out.append(made.get("action", (p.bonus,)))
     for fav in p.favors:
         if data.tiles.favor[fav]["action"] and fav not in p.used:
-            out.append(Action("action", (fav,)))
+            out.append(made.get("action", (fav,)))
     out += faction_actions(s, p)
     # pass
     if s.round >= data.rules["rounds"]:
-        out.append(Action("pass"))
+        out.append(made.get("pass"))
     else:
-        out += [Action("pass", (t,)) for t in s.bonus_supply]
+        out += [made.get("pass", (t,)) for t in s.bonus_supply]
     return out
 
 
@@ -230,13 +233,13 @@ def faction_actions(s: "TerraMysticaState", p: Player) -> list[Action]:
     eff = p.eff
     out = []
     if "bridge_workers" in eff and p.workers >= eff["bridge_workers"] and bridge_sites(s, p):
-        out.append(Action("action", ("ACTE",)))
+        out.append(s.data.made.get("action", ("ACTE",)))
     if not p.b["SH"]:
         return out
     for key, act in (("ride", "ACTW"), ("cult_action", "ACTA"), ("double_turn", "ACTC"),
                      ("spade_action", "ACTG"), ("sandstorm", "ACTN"), ("free_tp_action", "ACTS")):
         if key in eff and act not in p.used:
-            out.append(Action("action", (act,)))
+            out.append(s.data.made.get("action", (act,)))
     return out
 
 
@@ -244,6 +247,7 @@ def spade_moves(s: "TerraMysticaState", p: Player) -> list[Action]:
     """What the current spade follow-up allows (free spades, a ride, a sandstorm, ...)."""
     sp = s.spade
     data = s.data
+    made = data.made
     free = data.map.land & ~s.occupied
     f = p.faction
     d_left = p.count("D") < data.rules["buildings"]["D"]
@@ -251,11 +255,11 @@ def spade_moves(s: "TerraMysticaState", p: Player) -> list[Action]:
     out = []
     if sp.get("free_tp"):
         if p.count("TP") < data.rules["buildings"]["TP"]:
-            out += [Action("upgrade", (h, "TP")) for h in bits(p.b["D"])]
+            out += [made.upgrade["TP"][h] for h in bits(p.b["D"])]
         return out
     if sp.get("ride"):
         if d_left:
-            out += [Action("build", (h,)) for h in bits(free) if s.terrain[h] == f.home]
+            out += [made.build[h] for h in bits(free) if s.terrain[h] == f.home]
         return out
     if sp.get("sandstorm"):
         near = 0
@@ -263,12 +267,12 @@ def spade_moves(s: "TerraMysticaState", p: Player) -> list[Action]:
             near |= data.map.neigh[h]
         for h in bits(near & free):
             if s.terrain[h] != f.home:
-                out.append(Action("transform", (h,)))
+                out.append(made.transform_home[h])
                 if d_left and afford(p, dw, dc):
-                    out.append(Action("build", (h,)))
+                    out.append(made.build[h])
         return out
     if not sp["built"] and d_left and afford(p, dw, dc):
-        out += [Action("build", (h,)) for h in bits(sp["mask"] & free)
+        out += [made.build[h] for h in bits(sp["mask"] & free)
                 if s.terrain[h] == f.home]
     if sp["free"] <= 0:
         return out
@@ -293,8 +297,8 @@ def spade_moves(s: "TerraMysticaState", p: Player) -> list[Action]:
             w, pr = s.dig_cost(p, max(0, need - sp["free"]))
             if not afford(p, w + jw, 0, pr + jp):
                 continue
-            out.append(Action("transform", (h,) if dst == f.home else (h, data.wheel[dst])))
+            out.append(made.transform_home[h] if dst == f.home else made.transform[h][dst])
             if dst == f.home and not sp["built"] and d_left and afford(p, w + jw + dw, dc,
                                                                        pr + jp):
-                out.append(Action("build", (h,)))
+                out.append(made.build[h])
     return out
