@@ -3,9 +3,10 @@ Witches ride, the Engineers bridge, the Chaos Magicians take double turns, and s
 fourteen (strategies/terra_mystica/README.md gives the rates the bench measures and why)."""
 
 import pytest
+from tm_helpers import do, position
 
 from strategies.registry import default_strategies
-from strategies.terra_mystica.bench_bots import FACTION_RULES, play_counted, seatings
+from strategies.terra_mystica.bench_bots import FACTION_RULES, play_counted, seatings, special_rule
 
 GAME = "terra-mystica"
 # Per faction: 4-player games, the faction in every seat eight times. Sixteen were enough
@@ -57,3 +58,20 @@ def test_a_weight_change_for_any_faction_rotates_its_seat_over_deals_the_seed_de
     out = capsys.readouterr().out
     assert "in a seat of every faction in turn, 2 deals" in out
     assert "its own rule" in out and "paired margin difference" in out
+
+
+def test_every_engineers_bridge_counts_once_whichever_action_built_it():
+    """The bench counts the Engineers' bridges at the bridge: one built after their own action
+    (ACTE) and one after the board's (ACT1) count alike, and the action itself counts none."""
+    s = position(["engineers", "nomads"], d={0: ["C2"]}, res={0: {"workers": 6}},
+                 power={0: (0, 0, 6)})
+    uses = []
+    for text in ("action ACTE", "bridge C2-D4", "done"):
+        uses += special_rule(s, 0, s.parse_action(text))
+        do(s, text)
+    s.turn = 0
+    for text in ("action ACT1", "bridge C2-D3", "done"):
+        uses += special_rule(s, 0, s.parse_action(text))
+        do(s, text)
+    assert uses.count("engineers-bridge") == 2 and uses.count("bridge") == 2
+    assert uses.count("power-action") == 1

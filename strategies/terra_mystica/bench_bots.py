@@ -56,8 +56,9 @@ ANY = "any"  # --faction any: the changed greedy sits in seat deal % 4, whatever
 SHARED = ("favour-tile", "town", "cult-step", "send-priest", "advance-ship", "advance-dig",
           "power-action", "bridge", "leech-taken", "leech-declined", "burn", "convert",
           "stronghold", "sanctuary", "temple", "trading-house", "dwelling")
+# The Engineers' own bridge action (ACTE) is counted at the bridge it builds, with the board's.
 SPECIAL_ACTIONS = {"ACTW": "witches-ride", "ACTA": "auren-cult-action",
-                   "ACTE": "engineers-bridge", "ACTS": "swarmlings-free-tp",
+                   "ACTS": "swarmlings-free-tp",
                    "ACTC": "chaos-double-turn", "ACTG": "giants-spade-action",
                    "ACTN": "nomads-sandstorm"}
 UPGRADE_NAMES = {"TP": "trading-house", "TE": "temple", "SH": "stronghold", "SA": "sanctuary"}
@@ -100,6 +101,10 @@ def special_rule(s: TerraMysticaState, seat: int, a: Action) -> list[str]:
         out.append("advance-" + args[0])
     elif kind == "bridge":
         out.append("bridge")
+        # Every bridge of theirs counts, by their own action or the board's (ACT1): their
+        # stronghold pays 3 VP a pass for each, whichever action built it.
+        if "bridge_workers" in eff:
+            out.append("engineers-bridge")
     elif kind == "leech":
         out.append("leech-taken")
     elif kind == "decline":
