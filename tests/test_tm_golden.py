@@ -136,3 +136,14 @@ def test_pass_actions_equal_tiles_in_supply():
             checked += 1
         s.apply(legal[rng.randrange(len(legal))])
     assert checked > 20
+
+
+def test_listed_actions_are_made_once_and_equal_to_actions_made_anew():
+    """The engine hands out each map's actions made once (actions.Made): two listings of one
+    position give the same objects, each equal to the action parsed from its text, so a log
+    or a bot that makes its own actions sees no difference."""
+    s, _ = replayed("real-4p-game-c.txt", 300)
+    first, again = s.legal_actions(), s.legal_actions()
+    assert len(first) == 90 and all(a is b for a, b in zip(first, again, strict=True))
+    assert all(a == s.parse_action(s.action_text(a)) for a in first)
+    assert {a.kind for a in first} >= {"build", "transform", "upgrade", "send", "pass"}
