@@ -160,8 +160,8 @@ class SearchStrategy(Strategy):
         last_round = state.round + horizon - 1 if horizon else math.inf
         memo = Memo()
         # The collector is paused for the search: its passes over the growing memo cost 7% of
-        # a Terra Mystica search game and found nothing (a search game leaves a few hundred
-        # objects in cycles), since the states, moves and memo hold no cycles of their own.
+        # a search game in the slowest shipped game and found nothing (a whole search game
+        # leaves a few hundred objects in cycles): the states, moves and memo hold none.
         collecting = gc.isenabled()
         gc.disable()
         try:
