@@ -1,7 +1,10 @@
 """How strong a game's default mix plays, tuned against untuned:
 `python -m strategies.strength --game G [--players 2,4] [--games N] [--workers N] [--seed S]`.
 With `--search BOT` (say `mcts` or `mcts:budget=30`), only the search measure (3.); with
-`--against BOT` too, two search bots on the same games, paired.
+`--against BOT` too, two search bots on the same games, paired. With `--rival FOLDER`, 1. and
+2. set the tuned mix against the same bots playing the tuned files in FOLDER (another tuning's,
+say an earlier commit's: `git archive REV strategies/<game>/tuned | tar -x -C DIR`) instead of
+their untuned weights: does a new tuning beat the one it replaces, seat for seat?
 
 1. Self-play of the default mix (as a run plays it): mean VP per player and the median
    winner's VP, for the tuned bots and for the same bots told `tuned = false`.
@@ -31,6 +34,7 @@ import argparse
 import random
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 from strategies.bench import run, seat_margin, seat_win
@@ -51,12 +55,16 @@ def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
             "factions": list(rec.setup["factions"])}
 
 
-def mix(names: list[str], tuned: bool) -> list[tuple[str, dict[str, Any], str]]:
-    tag = "" if tuned else "-untuned"
-    return [(n, {"tuned": tuned}, n + tag) for n in names]
+def tag(tuned: bool | str) -> str:
+    """The label suffix of a side: the shipped tuning none, the others theirs."""
+    return "" if tuned is True else "-untuned" if tuned is False else "-rival"
 
 
-def self_play_jobs(names: list[str], tuned: bool, players: int, games: int,
+def mix(names: list[str], tuned: bool | str) -> list[tuple[str, dict[str, Any], str]]:
+    return [(n, {"tuned": tuned}, n + tag(tuned)) for n in names]
+
+
+def self_play_jobs(names: list[str], tuned: bool | str, players: int, games: int,
                    seed: int) -> list[tuple[Any, ...]]:
     rng = random.Random(seed)
     pool = mix(names, tuned)
@@ -64,19 +72,19 @@ def self_play_jobs(names: list[str], tuned: bool, players: int, games: int,
             for i in range(games)]
 
 
-def head_to_head_jobs(names: list[str], players: int, games: int,
-                      seed: int) -> list[tuple[Any, ...]]:
-    """Pairs of games on one deal: the tuned side's seats in one are the untuned side's in the
-    other, with the same bot names in the same seats."""
+def head_to_head_jobs(names: list[str], players: int, games: int, seed: int,
+                      rival: bool | str = False) -> list[tuple[Any, ...]]:
+    """Pairs of games on one deal: the tuned side's seats in one are the other side's (untuned,
+    or the tuned files of the folder `rival`) in the other, with the same bot names in the same
+    seats."""
     rng = random.Random(seed)
     jobs: list[tuple[Any, ...]] = []
     for i in range(games // 2):
         picks = [rng.choice(names) for _ in range(players)]
         tuned_seats = set(rng.sample(range(players), players // 2))
         for flip in (False, True):
-            bots = [(n, {"tuned": (s in tuned_seats) != flip},
-                     n if (s in tuned_seats) != flip else n + "-untuned")
-                    for s, n in enumerate(picks)]
+            bots = [(n, {"tuned": True}, n) if (s in tuned_seats) != flip
+                    else (n, {"tuned": rival}, n + tag(rival)) for s, n in enumerate(picks)]
             jobs.append((bots, seed + i, None, players))
     return jobs
 
@@ -189,7 +197,7 @@ def tuned_share(results: list[dict[str, Any]]) -> tuple[float, int]:
     for r in results:
         top = max(r["vp"])
         tops = [b for b, v in zip(r["bots"], r["vp"], strict=True) if v == top]
-        wins += sum(1 for b in tops if b[1]["tuned"]) / len(tops)
+        wins += sum(1 for b in tops if b[1]["tuned"] is True) / len(tops)
     return wins, len(results)
 
 
@@ -213,6 +221,9 @@ def main(argv: list[str] | None = None) -> None:
                                       "the same games, compared game by game")
     ap.add_argument("--by-faction", action="store_true",
                     help="with --search: its wins and margin by faction, beside the mix's")
+    ap.add_argument("--rival", metavar="FOLDER",
+                    help="set the tuned mix against the same bots with the tuned files in "
+                         "FOLDER instead of untuned")
     args = ap.parse_args(argv)
     from functools import partial
 
@@ -228,6 +239,14 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("--against compares two search bots: give --search too")
     if args.by_faction and not args.search:
         raise SystemExit("--by-faction sets the search seat beside the mix: give --search too")
+    if args.rival and args.search:
+        raise SystemExit("--rival sets two tunings of the mix against each other; the search "
+                         "measure plays the shipped one: give one of --rival and --search")
+    rival: bool | str = False
+    if args.rival:
+        if not Path(args.rival).is_dir() or not any(Path(args.rival).glob("*.toml")):
+            raise SystemExit(f"--rival: {args.rival} is not a folder of tuned files (*.toml)")
+        rival = str(Path(args.rival).resolve())  # the workers' working folder may differ
     if args.search:
         search = search_bot(args.search, tuple(names))
         other = search_bot(args.against, tuple(names)) if args.against else None
@@ -266,18 +285,20 @@ def main(argv: list[str] | None = None) -> None:
     for players in (int(x) for x in args.players.split(",")):
         print(f"== {game}, {players} players, {args.games} games a measure, "
               f"bots: {', '.join(names)}")
-        for tuned in (True, False):
+        for tuned in (True, rival):
             res = run(one, self_play_jobs(names, tuned, players, args.games, args.seed),
                       args.workers)
             mean, winner = summary(res)
-            label = "tuned mix" if tuned else "untuned mix"
+            label = ("tuned mix" if tuned is True else "untuned mix" if tuned is False
+                     else "rival mix")
             print(f"  self-play, {label:<12} mean VP {mean:6.1f}   median winner {winner:6.1f}")
-        res = run(one, head_to_head_jobs(names, players, args.games, args.seed + 1),
+        res = run(one, head_to_head_jobs(names, players, args.games, args.seed + 1, rival),
                   args.workers)
         wins, n = tuned_share(res)
         lo, hi = wilson_interval(wins, n)
         print(f"  head to head: tuned side wins {wins / n:6.1%} of {n} "
-              f"[{float(lo):.1%}, {float(hi):.1%}] (even: 50%)")
+              f"[{float(lo):.1%}, {float(hi):.1%}] against the "
+              f"{'untuned' if rival is False else 'rival'} side (even: 50%)")
     print(f"total wall time {time.perf_counter() - t0:.0f}s")
 
 

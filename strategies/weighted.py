@@ -6,10 +6,11 @@ look-ahead's width (`top_k`). Bad values are refused here, once, for every game.
 
 Tuned weights (`terra-sim tune`) are data in `strategies/<game>/tuned/`: `<bot>.toml` for
 every faction, `<bot>-<faction>.toml` for one. A bot plays with them unless told
-`tuned = false`; a plan without files of its own builds its departures on its family's
-(greedy's) tuned weights, so one tuning lifts every plan. A departure keeps its size on the
-tuned scale (`depart`), and so do a plan's biases (`scale`); a tuned plan may play only a share
-of both (`lean`).
+`tuned = false`, or told `tuned = "<folder>"` to play with the files in that folder instead
+(another tuning's, say an earlier commit's, to set it against the shipped one). A plan without
+files of its own builds its departures on its family's (greedy's) tuned weights, so one tuning
+lifts every plan. A departure keeps its size on the tuned scale (`depart`), and so do a plan's
+biases (`scale`); a tuned plan may play only a share of both (`lean`).
 """
 
 import functools
@@ -57,8 +58,13 @@ class WeightedStrategy(Strategy):
         for k, v in given.items():
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ValueError(f"{self.name}: weight {k} must be a number, got {v!r}")
-        if not isinstance(self.p["tuned"], bool):
-            raise ValueError(f"{self.name}: tuned must be true or false, got {self.p['tuned']!r}")
+        tuned = self.p["tuned"]
+        if not isinstance(tuned, bool) and not (isinstance(tuned, str) and tuned
+                                                and Path(tuned).is_dir()):
+            raise ValueError(f"{self.name}: tuned must be true, false or a folder of tuned "
+                             f"files, got {tuned!r}")
+        # the folder of tuned files the bot was told to play with, if not its own
+        self.tuned_folder = Path(tuned) if isinstance(tuned, str) else None
         top_k = self.p["top_k"]
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ValueError(f"{self.name}: top_k must be a positive integer, got {top_k!r}")
@@ -68,35 +74,36 @@ class WeightedStrategy(Strategy):
         if isinstance(lean, bool) or not isinstance(lean, int | float) or lean < 0:
             raise ValueError(f"{self.name}: lean must be a number >= 0, got {lean!r}")
         self.given = {k: float(v) for k, v in given.items()}
-        self.w: dict[str, float] = {**self.start_weights(tuned=self.p["tuned"], lean=lean),
-                                    **self.given}
+        self.w: dict[str, float] = {**self.start_weights(tuned=tuned, lean=lean), **self.given}
         # what a plan's biases are multiplied by: the scale of the valuation they are added to
-        self.scale = self.bias_scale(tuned=self.p["tuned"], lean=lean)
+        self.scale = self.bias_scale(tuned=tuned, lean=lean)
         self.seated = False
 
     @classmethod
-    def start_weights(cls, faction: str = "", tuned: bool = True,
+    def start_weights(cls, faction: str = "", tuned: bool | str = True,
                       lean: float | None = None) -> dict[str, float]:
         """The weights the bot plays with before a config's own: the game's defaults and the
         plan's departures (at its `lean`, or the one given, when tuned), or the tuned files that
-        replace them (see the module's doc)."""
-        if not tuned:
+        replace them (see the module's doc; `tuned` a folder: the files in it)."""
+        if tuned is False:
             return {**cls.default_weights, **cls.plan_weights}
         d = cls.default_weights
         k = cls.lean if lean is None else lean
         leaned = {n: d[n] + k * (v - d[n]) for n, v in cls.plan_weights.items()}
         w = {**d, **leaned}
         for name, plan in ((cls.name, {}), (cls.family, leaned)):
-            got = cls.tuned_for(name, faction) if name else None
+            got = cls.tuned_for(name, faction, tuned) if name else None
             if got is not None:
                 return cls.depart({**cls.default_weights, **got}, plan)
         return w
 
     @classmethod
-    def tuned_for(cls, name: str, faction: str) -> dict[str, float] | None:
-        """`name`'s tuned weights for the faction: its own file, else the all-factions one."""
+    def tuned_for(cls, name: str, faction: str,
+                  tuned: bool | str = True) -> dict[str, float] | None:
+        """`name`'s tuned weights for the faction: its own file, else the all-factions one (in
+        the folder `tuned` names, if it names one)."""
         for stem in ((f"{name}-{faction}", name) if faction else (name,)):
-            got = tuned_file(cls, stem)
+            got = tuned_file(cls, stem, tuned if isinstance(tuned, str) else None)
             if got is not None:
                 return got
         return None
@@ -117,7 +124,7 @@ class WeightedStrategy(Strategy):
         return out
 
     @classmethod
-    def bias_scale(cls, faction: str = "", tuned: bool = True,
+    def bias_scale(cls, faction: str = "", tuned: bool | str = True,
                    lean: float | None = None) -> float:
         """The scale a plan's biases (its extra liking for an action, a tile, a palace) are
         played at: the family's tuning's scale for the faction, the median ratio of its tuned
@@ -127,10 +134,10 @@ class WeightedStrategy(Strategy):
         a faction's valuation would otherwise leave them weighing twice what they were meant
         to (strategies/README.md has the case that showed it). Times the plan's `lean`. 1 for
         greedy (its file was tuned with its own biases) and for a bot played untuned."""
-        if not tuned or cls.name == cls.family:
+        if tuned is False or cls.name == cls.family:
             return 1.0
         share = cls.lean if lean is None else lean
-        got = cls.tuned_for(cls.family, faction) if cls.family else None
+        got = cls.tuned_for(cls.family, faction, tuned) if cls.family else None
         if got is None:
             return share
         d = cls.default_weights
@@ -149,9 +156,10 @@ class WeightedStrategy(Strategy):
         """Told its seat's faction on its first decision: a faction's tuned weights, if there
         are any, replace the bot's (its config's own weights stay on top)."""
         self.seated = True
-        if self.p["tuned"]:
-            self.w = {**self.start_weights(faction, lean=self.p["lean"]), **self.given}
-            self.scale = self.bias_scale(faction, lean=self.p["lean"])
+        tuned = self.p["tuned"]
+        if tuned is not False:
+            self.w = {**self.start_weights(faction, tuned, self.p["lean"]), **self.given}
+            self.scale = self.bias_scale(faction, tuned, self.p["lean"])
 
     def play_out(self, state: Any, legal: list, memo: dict[str, Any], noise: float) -> Any:
         """choose() as a search's playout policy: scores jittered by `noise`, the look-ahead
@@ -210,12 +218,15 @@ class Seated(Generic[B]):
         return Seated(lambda: cls(rng), cls.faction_of), Seated(policy, cls.faction_of)
 
 
-def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | None:
+def tuned_file(cls: type[WeightedStrategy], stem: str,
+               folder: str | None = None) -> dict[str, float] | None:
     """The [weights] of tuned/<stem>.toml beside cls's bots or the bots it derives from (the
-    nearest that has one), or None."""
+    nearest that has one), or of <stem>.toml in `folder` if one is named; else None."""
     known = tuple(cls.default_weights)
-    for folder in class_folders(cls):
-        got = _tuned(folder, stem, known)
+    if folder is not None:
+        return _tuned(Path(folder), stem, known)
+    for f in class_folders(cls):
+        got = _tuned(f / "tuned", stem, known)
         if got is not None:
             return got
     return None
@@ -223,7 +234,7 @@ def tuned_file(cls: type[WeightedStrategy], stem: str) -> dict[str, float] | Non
 
 @functools.cache  # a bot is made for every seat of every game, and asks for a few files
 def _tuned(folder: Path, stem: str, known: tuple[str, ...]) -> dict[str, float] | None:
-    path = folder / "tuned" / f"{stem}.toml"
+    path = folder / f"{stem}.toml"
     if not path.exists():
         return None
     w = tomllib.loads(path.read_text()).get("weights")

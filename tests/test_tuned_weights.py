@@ -62,6 +62,49 @@ def test_a_factions_file_wins_for_that_factions_seat(kit):
     assert untuned.w == {"a": 1.0, "b": 2.0, "c": 3.0}
 
 
+def test_a_bot_told_a_folder_plays_the_tuned_files_in_it_and_only_them(kit, tmp_path):
+    """tuned = "<folder>": another tuning's files take the shipped ones' place, for the shared
+    file, a faction's own and a plan's family alike; a faction without a file there plays the
+    folder's shared file, and a folder without the bot's files its defaults."""
+    base, plan = kit
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "base.toml").write_text("[weights]\na = 11.0\n")
+    (other / "base-foxes.toml").write_text("[weights]\nb = 22.0\n")
+    bot = base(random.Random(0), tuned=str(other))
+    assert bot.w == {"a": 11.0, "b": 2.0, "c": 3.0}
+    assert bot.tuned_folder == other
+    bot.seat("foxes")
+    assert bot.w == {"a": 1.0, "b": 22.0, "c": 3.0}
+    assert seated(base, "hens", tuned=str(other)).w == {"a": 11.0, "b": 2.0, "c": 3.0}
+    assert seated(plan, "hens", tuned=str(other)).w == {"a": 11.0, "b": 2.0, "c": 30.0}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert seated(base, "hens", tuned=str(empty)).w == {"a": 1.0, "b": 2.0, "c": 3.0}
+    assert base(random.Random(0)).tuned_folder is None
+
+
+@pytest.mark.parametrize("tuned", ["no/such/folder", "", 1, None])
+def test_a_tuned_setting_that_names_no_folder_is_refused(kit, tuned):
+    base, _ = kit
+    with pytest.raises(ValueError, match="tuned must be true, false or a folder"):
+        base(random.Random(0), tuned=tuned)
+
+
+def test_a_runs_code_hash_covers_the_tuned_folder_a_bot_was_told(kit, tmp_path):
+    """A resumed run notices another tuning: the files of the folder a bot plays are part of
+    what it plays by."""
+    from terra_sim.run.code import code_files
+
+    base, _ = kit
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "base.toml").write_text("[weights]\na = 11.0\n")
+    files = dict(code_files(base(random.Random(0), tuned=str(other))))
+    assert files["tuned_folder/base.toml"] == other / "base.toml"
+    assert "tuned_folder/base.toml" not in dict(code_files(base(random.Random(0))))
+
+
 def test_a_plan_builds_its_departures_on_its_familys_tuned_weights(kit, tmp_path):
     _, plan = kit
     assert plan(random.Random(0)).w == {"a": 10.0, "b": 20.0, "c": 30.0}
@@ -280,7 +323,29 @@ def test_the_strength_bench_pairs_two_search_bots_on_the_same_games(capsys):
     assert "mcts:budget=1 less mcts:budget=2, game by game: wins" in out
 
 
+def test_the_strength_bench_sets_a_rival_tuning_against_the_shipped_one(tmp_path, capsys):
+    """--rival FOLDER: the head to head's other side plays the folder's tuned files, seat for
+    seat as the untuned side would; only the shipped side's top seats count as its wins."""
+    from strategies.strength import head_to_head_jobs, main, tuned_share
+
+    jobs = head_to_head_jobs(["greedy"], 4, 8, 5, rival=str(tmp_path))
+    for a, b in zip(jobs[::2], jobs[1::2], strict=True):
+        sides = [(x[1]["tuned"], y[1]["tuned"]) for x, y in zip(a[0], b[0], strict=True)]
+        assert sides.count((True, str(tmp_path))) == sides.count((str(tmp_path), True)) == 2
+        assert {x[2] for x in a[0]} == {"greedy", "greedy-rival"}
+    t, r = ("greedy", {"tuned": True}, "greedy"), ("greedy", {"tuned": "x"}, "greedy-rival")
+    assert tuned_share([{"bots": [t, r], "vp": [7, 9]}, {"bots": [r, t], "vp": [5, 9]}]) == (1, 2)
+    with pytest.raises(SystemExit, match="not a folder of tuned files"):
+        main(["--game", "terra-nova", "--rival", str(tmp_path)])
+    (tmp_path / "greedy.toml").write_text("[weights]\ntown = 9.0\n")
+    main(["--game", "terra-nova", "--players", "2", "--games", "4", "--workers", "1",
+          "--rival", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "self-play, rival mix" in out and "against the rival side" in out
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--rival", ".", "--search", "mcts"], "give one of --rival and --search"),
     (["--against", "mcts"], "give --search too"),
     (["--search", "mcts", "--against", "mcts"], "the same bot as --search"),
     (["--by-faction"], "give --search too"),

@@ -45,7 +45,8 @@ def _code_modules(*classes: type) -> list[Any]:
 def code_files(bot: Any) -> list[tuple[str, Path | None]]:
     """What a bot plays by, as (name, file): the source of its code modules, those of the parts
     it holds (a search bot's game heuristic, bound at run time), and the tuned data (weights, a
-    search's leaf model) in a `tuned/` folder beside any of them. None: a module whose source
+    search's leaf model) in a `tuned/` folder beside any of them, or in the folder the bot was
+    told to play with instead (its `tuned_folder`). None: a module whose source
     is not on disk."""
     top = type(bot).__module__.split(".")[0]
     parts = [type(v) for v in vars(bot).values()
@@ -59,6 +60,9 @@ def code_files(bot: Any) -> list[tuple[str, Path | None]]:
             folders.add(source.parent / "tuned")
     for folder in sorted(folders):
         out += [(f"{folder.parent.name}/tuned/{f.name}", f) for f in sorted(folder.glob("*.toml"))]
+    given = getattr(bot, "tuned_folder", None)  # tuned files the bot was told to play with
+    if given is not None:
+        out += [(f"tuned_folder/{f.name}", f) for f in sorted(given.glob("*.toml"))]
     return out
 
 
