@@ -31,14 +31,17 @@ class Cost:
         self.power = power  # from bowl III
 
 
-def jump_extra(s: TerraMysticaState, p: Player, h: int) -> tuple[int, int]:
-    """(workers, priests) of the tunnel or carpet flight a move onto h needs, if any."""
-    if s.direct_reach(p) >> h & 1:
+def jump_extra(s: TerraMysticaState, p: Player, h: int, reach: int = -1) -> tuple[int, int]:
+    """(workers, priests) of the tunnel or carpet flight a move onto h needs, if any. `reach`:
+    s.direct_reach(p), if the caller has it."""
+    if (s.direct_reach(p) if reach < 0 else reach) >> h & 1:
         return 0, 0
     return s.jump_cost(p)
 
 
-def action_cost(s: TerraMysticaState, p: Player, a: Action) -> Cost:
+def action_cost(s: TerraMysticaState, p: Player, a: Action, reach: int = -1) -> Cost:
+    """What a costs p. A caller pricing many actions of one state passes s.direct_reach(p) as
+    `reach`: it is the same for all of them, and was most of a build's pricing."""
     kind, args = a
     f = p.faction
     if kind in ("build", "transform"):
@@ -49,7 +52,7 @@ def action_cost(s: TerraMysticaState, p: Player, a: Action) -> Cost:
         need = 0 if sandstorm else s.spades_needed(p, s.terrain[h], dst)
         free = s.spade.get("free", 0) if s.pending else 0
         w, pr = s.dig_cost(p, max(0, need - free))
-        jw, jp = (0, 0) if s.spade.get("cult") or sandstorm else jump_extra(s, p, h)
+        jw, jp = (0, 0) if s.spade.get("cult") or sandstorm else jump_extra(s, p, h, reach)
         w, pr = w + jw, pr + jp
         c = 0
         if kind == "build" and not s.spade.get("ride"):
@@ -165,12 +168,13 @@ def funded_actions(s: TerraMysticaState, p: Player, legal: list[Action]) -> dict
             out[a] = []
     if not any(a.kind in ("burn", "convert") for a in legal):
         return out
+    reach = s.direct_reach(p)
     for a in moves.main_actions(s, potential(p)):
         if a in legal_set or a.kind == "pass":
             continue
         if a.kind == "transform" and len(a.args) > 1:
             continue
-        plan = plan_funding(s, p, action_cost(s, p, a))
+        plan = plan_funding(s, p, action_cost(s, p, a, reach))
         # the first step must be playable now; later ones are checked as they come
         if plan and plan[0] in legal_set:
             out[a] = plan

@@ -68,10 +68,11 @@ def hex_score(s: TerraMysticaState, p: Player, h: int, w: dict[str, float]) -> f
 
 
 def quick(s: TerraMysticaState, p: Player, a: Action, funding: list[Action],
-          w: dict[str, float], pr: Prices, bias: Bias, scale: float) -> float:
-    """A cheap estimate of an action's worth, used only to prune before the look-ahead."""
+          w: dict[str, float], pr: Prices, bias: Bias, scale: float, reach: int = -1) -> float:
+    """A cheap estimate of an action's worth, used only to prune before the look-ahead
+    (`reach`: s.direct_reach(p), as action_cost takes it)."""
     kind, args = a
-    cost = action_cost(s, p, a)
+    cost = action_cost(s, p, a, reach)
     sc = -(cost.coins * pr.coin + cost.workers * pr.worker + cost.priests * pr.priest
            + cost.power * pr.power3)
     sc -= 0.15 * len(funding)  # conversions lose value (priced roughly)
@@ -146,8 +147,9 @@ def prune(s: TerraMysticaState, p: Player, cands: dict[Action, list], w: dict[st
           top_k: int, bias: Bias, scale: float) -> list[Action]:
     """The `top_k` candidates by the quick estimate, plus the best of each other family."""
     pr = Prices.of(s, p, w)
-    scored = sorted(((quick(s, p, a, f, w, pr, bias, scale), i, a) for i, (a, f) in enumerate(
-        cands.items()) if a.kind != "pass"), key=lambda t: (-t[0], t[1]))
+    reach = s.direct_reach(p)
+    scored = sorted(((quick(s, p, a, f, w, pr, bias, scale, reach), i, a) for i, (a, f)
+                     in enumerate(cands.items()) if a.kind != "pass"), key=lambda t: (-t[0], t[1]))
     top = [a for _, _, a in scored[:top_k]]
     seen = {family(a) for a in top}
     for _, _, a in scored[top_k:]:

@@ -119,6 +119,8 @@ class Prices:
     token: float
     final_coin: float
     idle_coin: float  # a coin beyond what the held workers can spend (COINS_PER_WORKER)
+    # cult_bonus_value at the player's own positions, once asked (cult_bonus_now)
+    cult_now: float | None = None
 
     @staticmethod
     def of(s: TerraMysticaState, p: Player, w: dict[str, float]) -> Prices:
@@ -136,6 +138,15 @@ class Prices:
     def res(self, r: str) -> float:
         return {"C": self.coin, "W": self.worker, "P": self.priest, "PW": self.power3,
                 "VP": 1.0}.get(r, 0.0)
+
+    def cult_bonus_now(self, s: TerraMysticaState, p: Player) -> float:
+        """cult_bonus_value at p's positions, for the (s, p) these prices are of. Every cult
+        step weighed (each favour tile, each track, each pending step) is weighed against it,
+        and it was made again for each."""
+        v = self.cult_now
+        if v is None:
+            v = self.cult_now = cult_bonus_value(s, p, p.cults, self)
+        return v
 
     def power_gain(self, p: Player, n: int) -> float:
         """Worth of gaining n power into p's bowls (bowl I -> II first, then II -> III)."""
@@ -232,7 +243,7 @@ def cult_value(s: TerraMysticaState, p: Player, ctx: Context, pr: Prices) -> flo
     total = 0.0
     for i, pos in enumerate(p.cults):
         total += track_value(s, ctx.other_cults[i], pos, ctx.w)
-    return total + ctx.w["cult_bonus"] * cult_bonus_value(s, p, p.cults, pr)
+    return total + ctx.w["cult_bonus"] * pr.cult_bonus_now(s, p)
 
 
 def cult_bonus_value(s: TerraMysticaState, p: Player, cults: list[int], pr: Prices) -> float:
@@ -392,8 +403,7 @@ def cult_step_value(s: TerraMysticaState, p: Player, track: int, steps: int,
     v += pr.power_gain(p, gain)
     moved = p.cults[:]
     moved[track] = target
-    v += w["cult_bonus"] * (cult_bonus_value(s, p, moved, pr)
-                            - cult_bonus_value(s, p, p.cults, pr))
+    v += w["cult_bonus"] * (cult_bonus_value(s, p, moved, pr) - pr.cult_bonus_now(s, p))
     return v
 
 
