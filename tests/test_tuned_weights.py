@@ -91,9 +91,9 @@ def test_a_tuned_setting_that_names_no_folder_is_refused(kit, tuned):
         base(random.Random(0), tuned=tuned)
 
 
-def test_a_runs_code_hash_covers_the_tuned_folder_a_bot_was_told(kit, tmp_path):
+def test_a_runs_code_hash_covers_the_tuned_files_a_bot_plays_and_no_others(kit, tmp_path):
     """A resumed run notices another tuning: the files of the folder a bot plays are part of
-    what it plays by."""
+    what it plays by, the shipped ones when it plays those, none when it plays untuned."""
     from terra_sim.run.code import code_files
 
     base, _ = kit
@@ -102,7 +102,11 @@ def test_a_runs_code_hash_covers_the_tuned_folder_a_bot_was_told(kit, tmp_path):
     (other / "base.toml").write_text("[weights]\na = 11.0\n")
     files = dict(code_files(base(random.Random(0), tuned=str(other))))
     assert files["tuned_folder/base.toml"] == other / "base.toml"
-    assert "tuned_folder/base.toml" not in dict(code_files(base(random.Random(0))))
+    assert f"{tmp_path.name}/tuned/base.toml" not in files  # the shipped files are not played
+    shipped = dict(code_files(base(random.Random(0))))
+    assert f"{tmp_path.name}/tuned/base.toml" in shipped and "tuned_folder/base.toml" not in shipped
+    # told untuned, a bot reads no tuned file: a retuning does not change what it plays by
+    assert not any("tuned" in n for n in dict(code_files(base(random.Random(0), tuned=False))))
 
 
 def test_a_plan_builds_its_departures_on_its_familys_tuned_weights(kit, tmp_path):

@@ -46,8 +46,8 @@ def code_files(bot: Any) -> list[tuple[str, Path | None]]:
     """What a bot plays by, as (name, file): the source of its code modules, those of the parts
     it holds (a search bot's game heuristic, bound at run time), and the tuned data (weights, a
     search's leaf model) in a `tuned/` folder beside any of them, or in the folder the bot was
-    told to play with instead (its `tuned_folder`). None: a module whose source
-    is not on disk."""
+    told to play with instead (its `tuned_folder`), and none for a bot told `tuned = false`.
+    None: a module whose source is not on disk."""
     top = type(bot).__module__.split(".")[0]
     parts = [type(v) for v in vars(bot).values()
              if type(v).__module__.split(".")[0] == top and not inspect.isclass(v)]
@@ -58,11 +58,14 @@ def code_files(bot: Any) -> list[tuple[str, Path | None]]:
         out.append((module.__name__, source))
         if source is not None:
             folders.add(source.parent / "tuned")
-    for folder in sorted(folders):
-        out += [(f"{folder.parent.name}/tuned/{f.name}", f) for f in sorted(folder.glob("*.toml"))]
     given = getattr(bot, "tuned_folder", None)  # tuned files the bot was told to play with
     if given is not None:
-        out += [(f"tuned_folder/{f.name}", f) for f in sorted(given.glob("*.toml"))]
+        folders = {given}
+    elif getattr(bot, "p", {}).get("tuned") is False:
+        folders = set()  # a bot told to play untuned reads none: a retuning leaves it as it was
+    for folder in sorted(folders):
+        label = "tuned_folder" if folder == given else f"{folder.parent.name}/tuned"
+        out += [(f"{label}/{f.name}", f) for f in sorted(folder.glob("*.toml"))]
     return out
 
 
