@@ -176,9 +176,9 @@ def test_same_out_same_config_continues_and_different_config_is_refused(tmp_path
     again = run_ok(out, "--games", 2, "--workers", 1)
     assert "2 of 2 games finished" in again.output
     result = invoke("run", "--out", out, "--no-report", "--strategies", "random",
-                    "--games", 3)
+                    "--games", 2, "--seed", 9)
     assert result.exit_code == 2
-    assert "already holds a different run" in result.output and "games" in result.output
+    assert "already holds a different run" in result.output and "seed" in result.output
 
 
 def test_configs_run(tmp_path):
@@ -249,11 +249,14 @@ def test_malformed_configs_exit_2(tmp_path, text, expected):
     assert expected in result.output and "Traceback" not in result.output
 
 
-def test_resume_cannot_change_the_run(tmp_path):
+def test_resume_cannot_change_the_run_but_may_grow_it(tmp_path):
     out = tmp_path / "run"
     run_ok(out, "--games", 2, "--workers", 1)
-    result = invoke("run", "--resume", out, "--games", 5)
-    assert result.exit_code == 2 and "cannot change games" in result.output
+    result = invoke("run", "--resume", out, "--seed", 5)
+    assert result.exit_code == 2 and "cannot change seed" in result.output
+    result = invoke("run", "--resume", out, "--games", 5, "--no-report", "--workers", 1)
+    assert result.exit_code == 0, result.output
+    assert "5 of 5 games finished" in result.output
 
 
 def test_non_run_folder_is_refused(tmp_path):

@@ -379,3 +379,23 @@ def test_the_same_command_resumes_an_interrupted_ladder(tally, tmp_path, ctrl_c_
     assert [_sessions(cut, r) for r in RUNGS] == [1, 2, 1]
     assert {p: p.stat().st_mtime_ns for p in cut.rglob("part-*.parquet")} == before
     assert printed.strip().splitlines()[-1] == f"Ladder report: {cut / 'ladder.md'}"
+
+
+def test_a_ladder_grows_to_more_games_per_rung(tally, tmp_path):
+    """"More games per rung may settle it": the same command with more games plays only the
+    games each rung is missing, and the grown ladder is the ladder played at that size."""
+    path = tmp_path / "ladder.toml"
+    path.write_text(CONFIG.replace("games = 66", "games = 12"))
+    grown = tmp_path / "grown"
+    invoke("ladder", str(path), "--out", str(grown), "--workers", "1")
+    invoke("ladder", str(path), "--out", str(grown), "--workers", "1", "--games", "24")
+    whole = tmp_path / "whole"
+    invoke("ladder", str(path), "--out", str(whole), "--workers", "1", "--games", "24")
+    assert [_sessions(grown, r) for r in RUNGS] == [2, 2, 2]
+    assert (pl.read_csv(grown / "ladder.csv")).equals(pl.read_csv(whole / "ladder.csv"))
+    for rung in RUNGS:
+        a, b = (_players(d, rung).sort("game_id", "seat") for d in (whole, grown))
+        assert a.equals(b)
+    out = invoke("ladder", str(path), "--out", str(grown), "--workers", "1", code=2)
+    assert "can grow to more games, not shrink to 12" in out
+

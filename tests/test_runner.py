@@ -130,6 +130,26 @@ def test_resume_after_deleting_a_part_replays_only_that_part(tmp_path):
     assert again.stats.games == 0 and again.games.height == 9
 
 
+def test_a_run_grows_to_more_games_and_equals_the_run_of_that_size(tmp_path):
+    """Game i is the same game whatever a run's size: a run resumed with more games (or played
+    again into its folder with more) plays only the new ones, and equals the longer run. A run
+    does not shrink, and a run until sure keeps the size its checks set."""
+    kw = {"strategies": "random", "players": "3,4", "workers": 1, "report": False}
+    whole = run_tournament(games=10, out=tmp_path / "whole", **kw)
+    small = run_tournament(games=4, out=tmp_path / "small", **kw)
+    grown = run_tournament(resume=small.run_dir, games=7)
+    assert grown.stats.games == 3 and grown.manifest["planned_games"] == 7
+    grown = run_tournament(games=10, out=tmp_path / "small", **kw)
+    assert grown.stats.games == 3 and grown.manifest["finished_at"] is not None
+    assert_same(whole, grown)
+    with pytest.raises(UserError, match="can grow to more games, not shrink to 5"):
+        run_tournament(resume=small.run_dir, games=5)
+    sure = run_tournament(out=tmp_path / "sure", until_ci=0.9, max_games=20, until_batch=10,
+                          **kw)
+    with pytest.raises(UserError, match="a run until sure sets its own size"):
+        run_tournament(resume=sure.run_dir, games=40)
+
+
 def test_a_raising_strategy_fails_only_its_games(tmp_path):
     bot = tmp_path / "boom.py"
     bot.write_text(BOOM)

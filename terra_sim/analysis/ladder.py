@@ -147,7 +147,8 @@ def conclusion(rho: float, lo: float, hi: float) -> tuple[bool, str]:
         measured = (f"top two rungs: Spearman rho = {rho:.2f} [{lo:.2f}, {hi:.2f}], lower bound "
                     f"below {SETTLED_RHO}")
         if rho >= SETTLED_RHO:  # then the sample, not the bots, may be what falls short
-            measured += "; the estimate clears it: more games per rung may settle it"
+            measured += ("; the estimate clears it: more games per rung may settle it (the "
+                         "same command with a larger --games plays only the new games)")
     return False, f"still moving: stronger bots are needed before trusting it ({measured})"
 
 

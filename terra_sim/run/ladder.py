@@ -382,7 +382,8 @@ def _markdown(result: LadderResult, cfg: RunConfig) -> str:
         "factions in each resample. Rho's intervals are percentile intervals too, and lean "
         "low: noise in the margins pulls a rank correlation toward 0, and each resample adds "
         "its own, so the resamples' rho sits below the estimate. 'Settled' is therefore a "
-        "cautious verdict, and more games per rung narrow the intervals. Verdicts "
+        "cautious verdict, and more games per rung narrow the intervals (the ladder's "
+        "command with a larger --games plays only each rung's new games). Verdicts "
         "are the report's margin verdicts: a t-test of the mean margin against 0, corrected "
         f"by Holm across the rung's factions at alpha {analysis.ALPHA}, so an interval just "
         "clear of 0 can still be 'consistent with fair'.", "",

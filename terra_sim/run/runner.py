@@ -48,7 +48,9 @@ from terra_sim.store import compaction, rundir, runlock, schema
 from terra_sim.version import __version__
 
 # How a resumed run may differ from the original: only in how it is executed.
-RESUME_KEYS = ("workers", "chunk_size", "report")
+# What a resume may change. `games` only grows a run: game i is the same game whatever the
+# total (run.plan), so a run's games are the first games of any longer run of its config.
+RESUME_KEYS = ("workers", "chunk_size", "report", "games")
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -117,6 +119,10 @@ def _resolve(config_or_path: Any, resume: str | Path | None,
             raise UserError(f"--resume continues a run as it was configured; it cannot change "
                             f"{', '.join(changed) or 'the config file'} "
                             f"(it may change {', '.join(RESUME_KEYS)})")
+        if "games" in given and (manifest["config"].get("until_ci") is not None
+                                 or manifest["config"].get("until_margin_ci") is not None):
+            raise UserError(f"--resume {resume}: a run until sure sets its own size "
+                            "(max_games); --games cannot grow it")
         cfg = from_dict(manifest["config"] | given)
         return validate(cfg), Path(resume)
     cfg = validate(from_dict(given, base=from_any(config_or_path)))
@@ -168,10 +174,15 @@ def _open_run_dir(cfg: RunConfig, run_dir: Path) -> dict[str, Any] | None:
     old = rundir.read_manifest(run_dir)
     if old is not None:
         mine = json.loads(json.dumps(cfg.content()))  # as JSON has it: tuples become lists
-        diff = [k for k in CONTENT_KEYS if old["config"].get(k) != mine[k]]
+        diff = [k for k in CONTENT_KEYS if k != "games" and old["config"].get(k) != mine[k]]
         if diff:
             raise UserError(f"{run_dir} already holds a different run (differs in "
                             f"{', '.join(diff)}); choose another --out or --resume {run_dir}")
+        had = old["config"].get("games")
+        if isinstance(had, int) and mine["games"] < had:
+            raise UserError(f"{run_dir} holds a run of {had:,} games: it can grow to more "
+                            f"games, not shrink to {mine['games']:,}; give --games {had} or "
+                            "more, or choose another --out")
     elif any(p.name != runlock.LOCK_FILE for p in run_dir.iterdir()):
         raise UserError(f"{run_dir} is not empty and holds no run; choose another --out")
     return old
