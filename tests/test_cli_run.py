@@ -366,6 +366,23 @@ def test_bench_against_a_revision_measures_both_in_turns(monkeypatch):
     assert len(ratio) == 1 and ratio[0].endswith("x")
 
 
+def test_bench_against_compares_the_sides_round_by_round():
+    """The ratio is the median of each round's ratio: a load that eases between rounds falls on
+    both sides of a round and leaves it, where a ratio of the medians takes it for a speed-up."""
+    from pathlib import Path
+
+    from terra_sim.run.bench import BenchLine, Side
+
+    def line(gps):
+        return BenchLine(workers=1, games=2, wall_s=1.0, games_per_s=gps, decisions_per_s=gps,
+                         parquet_share=0.0, overhead_share=0.0, cpu_share=1.0)
+
+    new = Side("this tree", Path("."), [[line(16.2)], [line(24.6)], [line(24.9)]])
+    old = Side("REV", Path("."), [[line(16.1)], [line(16.5)], [line(24.4)]])
+    assert new.median(0, "games_per_s") / old.median(0, "games_per_s") > 1.4
+    assert new.ratio(old, 0, "games_per_s") == pytest.approx(24.9 / 24.4)
+
+
 def test_bench_against_an_unknown_revision_is_a_user_error():
     result = CliRunner().invoke(cli, ["bench", "--against", "no-such-rev", "--games", "2"])
     assert result.exit_code == 2 and "not a revision" in result.output

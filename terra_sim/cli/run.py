@@ -178,8 +178,8 @@ def bench(game, players, games, strategies, workers, against, rounds, ceiling, r
     """Measure games/s and decisions/s, 1 worker vs all.
 
     Also shows the share of time spent writing Parquet and lost to inter-process overhead.
-    With --against REV, this tree and REV take turns on the machine and the medians are
-    compared. With --report-games, measures the report instead.
+    With --against REV, this tree and REV take turns on the machine: the medians of each side,
+    and the median of each round's ratio. With --report-games, measures the report instead.
     """
     from terra_sim.run import bench as b
 
@@ -215,7 +215,9 @@ def bench(game, players, games, strategies, workers, against, rounds, ceiling, r
                                  ("decisions_per_s", "decisions/s")):
                 a, z = new.median(i, field), old.median(i, field)
                 click.echo(f"{f'{line.workers} worker(s), {label}':<28}{a:>12.1f}{z:>14.1f}"
-                           f"{a / z if z else float('nan'):>7.2f}x")
+                           f"{new.ratio(old, i, field):>7.2f}x")
+        click.echo("(ratio: the median of each round's ratio, the two sides of a round run "
+                   "back to back)")
         return
     from terra_sim import native
 

@@ -3,8 +3,10 @@ measurement of another revision of the code, in turns, for a fair before-and-aft
 
 import io
 import json
+import math
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -134,9 +136,19 @@ class Side:
     build: str = ""  # compiled or plain Python, as the side's terra_sim.native says
 
     def median(self, workers_index: int, field: str) -> float:
-        values = sorted(getattr(r[workers_index], field) for r in self.runs)
-        mid = len(values) // 2
-        return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+        return statistics.median(getattr(r[workers_index], field) for r in self.runs)
+
+    def ratio(self, other: "Side", workers_index: int, field: str) -> float:
+        """The median over rounds of this side's measure over `other`'s in the same round. The
+        two sides of a round run back to back, so a change in the machine's load between rounds
+        falls on both; a ratio of the two medians would take it for a difference between them
+        (a load that eased after the first round read 1.5x between two trees within 3% of each
+        other in every round)."""
+        ratios = []
+        for a, z in zip(self.runs, other.runs, strict=True):
+            x, y = getattr(a[workers_index], field), getattr(z[workers_index], field)
+            ratios.append(x / y if y else math.nan)
+        return statistics.median(ratios)
 
 
 def source_tree() -> Path:
