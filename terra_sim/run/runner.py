@@ -47,9 +47,9 @@ from terra_sim.run.plan import Plan
 from terra_sim.store import compaction, rundir, runlock, schema
 from terra_sim.version import __version__
 
-# How a resumed run may differ from the original: only in how it is executed.
-# What a resume may change. `games` only grows a run: game i is the same game whatever the
-# total (run.plan), so a run's games are the first games of any longer run of its config.
+# How a resumed run may differ from the original: in how it is executed, and in `games`, which
+# only grows a run: game i is the same game whatever the total (run.plan), so a run's games are
+# the first games of any longer run of its config.
 RESUME_KEYS = ("workers", "chunk_size", "report", "games")
 
 
