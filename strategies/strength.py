@@ -55,9 +55,14 @@ def play(bots: list[Any], seed: int, factions: list[str] | None, players: int,
             "factions": list(rec.setup["factions"])}
 
 
+def side(tuned: bool | str) -> str:
+    """A side's name: the shipped tuning, the untuned weights or a rival folder's files."""
+    return "tuned" if tuned is True else "untuned" if tuned is False else "rival"
+
+
 def tag(tuned: bool | str) -> str:
-    """The label suffix of a side: the shipped tuning none, the others theirs."""
-    return "" if tuned is True else "-untuned" if tuned is False else "-rival"
+    """The label suffix of a side's bots: none for the shipped tuning."""
+    return "" if tuned is True else f"-{side(tuned)}"
 
 
 def mix(names: list[str], tuned: bool | str) -> list[tuple[str, dict[str, Any], str]]:
@@ -289,16 +294,15 @@ def main(argv: list[str] | None = None) -> None:
             res = run(one, self_play_jobs(names, tuned, players, args.games, args.seed),
                       args.workers)
             mean, winner = summary(res)
-            label = ("tuned mix" if tuned is True else "untuned mix" if tuned is False
-                     else "rival mix")
+            label = f"{side(tuned)} mix"
             print(f"  self-play, {label:<12} mean VP {mean:6.1f}   median winner {winner:6.1f}")
         res = run(one, head_to_head_jobs(names, players, args.games, args.seed + 1, rival),
                   args.workers)
         wins, n = tuned_share(res)
         lo, hi = wilson_interval(wins, n)
         print(f"  head to head: tuned side wins {wins / n:6.1%} of {n} "
-              f"[{float(lo):.1%}, {float(hi):.1%}] against the "
-              f"{'untuned' if rival is False else 'rival'} side (even: 50%)")
+              f"[{float(lo):.1%}, {float(hi):.1%}] against the {side(rival)} side "
+              "(even: 50%)")
     print(f"total wall time {time.perf_counter() - t0:.0f}s")
 
 

@@ -398,4 +398,3 @@ def test_a_ladder_grows_to_more_games_per_rung(tally, tmp_path):
         assert a.equals(b)
     out = invoke("ladder", str(path), "--out", str(grown), "--workers", "1", code=2)
     assert "can grow to more games, not shrink to 12" in out
-

@@ -119,8 +119,7 @@ def _resolve(config_or_path: Any, resume: str | Path | None,
             raise UserError(f"--resume continues a run as it was configured; it cannot change "
                             f"{', '.join(changed) or 'the config file'} "
                             f"(it may change {', '.join(RESUME_KEYS)})")
-        if "games" in given and (manifest["config"].get("until_ci") is not None
-                                 or manifest["config"].get("until_margin_ci") is not None):
+        if "games" in given and until_enabled(from_dict(manifest["config"])):
             raise UserError(f"--resume {resume}: a run until sure sets its own size "
                             "(max_games); --games cannot grow it")
         cfg = from_dict(manifest["config"] | given)
