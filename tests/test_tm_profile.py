@@ -34,6 +34,7 @@ def test_a_real_games_measures_agree_with_its_log():
     for r in rows:  # the sources, with the start's 20 and the offers' cost, are the whole VP
         assert sum(r[m] for m in profile.SOURCES.values()) == r["VP"] - 20 + r["VP paid for offers"]
         assert sum(r[m] for m in profile.POWER_ACTIONS.values()) == r["board power actions"]
+        assert sum(r[m] for m in profile.IN_ROUND) == r[profile.SOURCES["round"]]
         assert r["VP paid for offers"] <= r["offers taken"] * 4  # an offer costs at most 4 VP
         assert 0 < r["buildings at the end"] <= 14
 
@@ -45,6 +46,9 @@ def test_a_bot_games_measures_are_play_games():
     assert [r["VP"] for r in out["players"]] == list(rec.final_vp) == out["vp"]
     n = sum(1 for a in rec.actions if a.split(" ")[0].lower() == "leech")
     assert sum(r["offers taken"] for r in out["players"]) == n > 0
+    for r in out["players"]:  # every round pays its tile's VP to its own row
+        assert sum(r[m] for m in profile.IN_ROUND) == r[profile.SOURCES["round"]] > 0
+        assert all(r[m] >= 0 for m in profile.IN_ROUND)
 
 
 def test_the_command_prints_every_measure(capsys):

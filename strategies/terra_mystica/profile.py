@@ -6,12 +6,12 @@ The same measures, per player and game, for 4-player games of bots (the scripted
 pool `--strategies` names, say `mcts` for the search bot) and for real
 games logged by the online server (by default the three in tests/fixtures/terra_mystica/; any
 log `terra-sim import` reads will do): what a player scored and from what (the engine's VP
-categories), what they built, the power offers they took and declined and the VP they paid for
-them, the board power actions, burns and conversions they made, what they held when they
-passed, and the cheap land (home terrain or one spade from it) in their direct reach at a
-round's start (round 1 alone, then the mean of rounds 2-6). A bot that scores less than people
-shows here where its game differs: a target for the valuation, not a verdict (three real
-games are few, and two of them have five players).
+categories, the round tiles' by round), what they built, the power offers they took and
+declined and the VP they paid for them, the board power actions, burns and conversions they
+made, what they held when they passed, and the cheap land (home terrain or one spade from it)
+in their direct reach at a round's start (round 1 alone, then the mean of rounds 2-6). A bot
+that scores less than people shows here where its game differs: a target for the valuation,
+not a verdict (three real games are few, and two of them have five players).
 
 Offers are those our engine makes: a player with no room for power gets none. The online server
 asks such a player too, and its log records the answer (`leech 1` that gains nothing): the
@@ -36,6 +36,7 @@ from terra_sim.games import get_game
 from terra_sim.games.terra_mystica.actions import Action
 from terra_sim.games.terra_mystica.data import load_data
 from terra_sim.games.terra_mystica.notation import replay_log
+from terra_sim.games.terra_mystica.player import CAT
 from terra_sim.games.terra_mystica.state import TerraMysticaState
 from terra_sim.play import new_game
 
@@ -50,12 +51,17 @@ SOURCES = {c: f"  from {name}" for c, name in (
     ("round", "round tiles"), ("build", "favour tiles"), ("town", "towns"),
     ("advance", "advances"), ("pass", "passing"), ("faction", "faction powers"),
     ("network", "final network"), ("cults", "final cults"), ("resources", "leftovers"))}
+# the round tiles' VP by the round that paid it: people score most in the last round
+ROUND_VP = CAT["round"]
+IN_ROUND = tuple(f"    in round {r}" for r in range(1, load_data().rules["rounds"] + 1))
 # each board power action, by what it gives (the base game's: a modded data set may have others)
 POWER_ACTIONS = {a: f"  {a}: {amount} {effect.removesuffix('s') if amount == 1 else effect}"
                  for a, (_, effect, amount) in load_data().tiles.power_actions.items()}
 # the measures, in the order printed
-MEASURES = ("VP", *SOURCES.values(), "buildings at the end", "dwellings built", "upgrades",
-            "towns", "cult steps at the end", "offers taken", "offers declined",
+MEASURES = ("VP", *(row for c, m in SOURCES.items()
+                    for row in ((m, *IN_ROUND) if c == "round" else (m,))),
+            "buildings at the end", "dwellings built", "upgrades", "towns",
+            "cult steps at the end", "offers taken", "offers declined",
             "VP paid for offers", "board power actions", *POWER_ACTIONS.values(), "burns",
             *CONVERSIONS.values(), "coins at a pass", "workers at a pass",
             "cheap land, round 1", "cheap land, rounds 2-6")
@@ -97,6 +103,12 @@ def land_at_start(s: TerraMysticaState, seats: list[defaultdict[str, float]]) ->
                             if s.spades_needed(p, s.terrain[h], p.faction.home) <= 1)
 
 
+def tile_round(s: TerraMysticaState, seats: list[defaultdict[str, float]], r: int) -> None:
+    """Credit round r with each seat's round-tile VP since the last round credited."""
+    for p, c in zip(s.players, seats, strict=True):
+        c[IN_ROUND[r - 1]] = p.vp[ROUND_VP] - sum(c[m] for m in IN_ROUND[:r - 1])
+
+
 def finish(s: TerraMysticaState,
            seats: list[defaultdict[str, float]]) -> list[dict[str, float]]:
     """Each seat's measures once the game is over."""
@@ -121,11 +133,14 @@ def bot_game(bots: list[str], seed: int, factions: list[str] | None,
     seen = 0
     while not state.is_over():
         if state.round > seen:
+            if seen:
+                tile_round(state, seats, seen)
             seen = state.round
             land_at_start(state, seats)
         a = agents[state.current_player()].choose(state, state.legal_actions())
         count(state, a, seats[state.current_player()])
         state.do(a)
+    tile_round(state, seats, seen)
     return {"bots": bots, "vp": state.vp(), "players": finish(state, seats)}
 
 
@@ -137,12 +152,15 @@ def real_game(text: str) -> list[dict[str, float]]:
     seen = 0
     for line in r.actions:
         if s.round > seen:
+            if seen:
+                tile_round(s, seats, seen)
             seen = s.round
             land_at_start(s, seats)
         a = s.parse_action(line)
         if s.current_player() >= 0:  # setup's picks and placements belong to no turn
             count(s, a, seats[s.current_player()])
         s.apply(a)
+    tile_round(s, seats, seen)
     return finish(s, seats)
 
 
