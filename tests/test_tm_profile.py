@@ -46,9 +46,32 @@ def test_a_bot_games_measures_are_play_games():
     assert [r["VP"] for r in out["players"]] == list(rec.final_vp) == out["vp"]
     n = sum(1 for a in rec.actions if a.split(" ")[0].lower() == "leech")
     assert sum(r["offers taken"] for r in out["players"]) == n > 0
-    for r in out["players"]:  # every round pays its tile's VP to its own row
+    for r in out["players"]:  # the rounds' rows split the round tiles' VP
         assert sum(r[m] for m in profile.IN_ROUND) == r[profile.SOURCES["round"]] > 0
         assert all(r[m] >= 0 for m in profile.IN_ROUND)
+
+
+def test_the_round_tiles_vp_goes_to_the_round_that_paid_it():
+    """Recounted action by action (each action's round-tile VP to the round it was played in),
+    and each round's VP a multiple of what its tile pays for one event."""
+    from terra_sim.games.terra_mystica.player import CAT
+
+    text = REAL.read_text()
+    rows = profile.real_game(text)
+    r = profile.replay_log(text)
+    s = r.g.new_state(r.log.factions, 0, **r.options)
+    recount = [[0] * len(profile.IN_ROUND) for _ in s.players]
+    for line in r.actions:
+        before, rnd = [p.vp[CAT["round"]] for p in s.players], s.round
+        s.apply(s.parse_action(line))
+        for seat, p in enumerate(s.players):
+            if p.vp[CAT["round"]] != before[seat]:
+                recount[seat][rnd - 1] += p.vp[CAT["round"]] - before[seat]
+    assert [[row[m] for m in profile.IN_ROUND] for row in rows] == recount
+    pays = [s.data.tiles.scoring[t]["vp"] for t in s.scoring_tiles]
+    for row in rows:
+        assert all(row[m] % vp == 0 for m, vp in zip(profile.IN_ROUND, pays, strict=True))
+    assert sum(row[profile.IN_ROUND[-1]] for row in rows) > 0
 
 
 def test_the_command_prints_every_measure(capsys):
