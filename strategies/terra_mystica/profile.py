@@ -109,6 +109,15 @@ def tile_round(s: TerraMysticaState, seats: list[defaultdict[str, float]], r: in
         c[IN_ROUND[r - 1]] = p.vp[ROUND_VP] - sum(c[m] for m in IN_ROUND[:r - 1])
 
 
+def new_round(s: TerraMysticaState, seats: list[defaultdict[str, float]], seen: int) -> int:
+    """At a round's first action: credit the round before it (`seen`, 0 before round 1) and
+    count the cheap land. Returns the round now."""
+    if seen:
+        tile_round(s, seats, seen)
+    land_at_start(s, seats)
+    return s.round
+
+
 def finish(s: TerraMysticaState,
            seats: list[defaultdict[str, float]]) -> list[dict[str, float]]:
     """Each seat's measures once the game is over."""
@@ -133,10 +142,7 @@ def bot_game(bots: list[str], seed: int, factions: list[str] | None,
     seen = 0
     while not state.is_over():
         if state.round > seen:
-            if seen:
-                tile_round(state, seats, seen)
-            seen = state.round
-            land_at_start(state, seats)
+            seen = new_round(state, seats, seen)
         a = agents[state.current_player()].choose(state, state.legal_actions())
         count(state, a, seats[state.current_player()])
         state.do(a)
@@ -152,10 +158,7 @@ def real_game(text: str) -> list[dict[str, float]]:
     seen = 0
     for line in r.actions:
         if s.round > seen:
-            if seen:
-                tile_round(s, seats, seen)
-            seen = s.round
-            land_at_start(s, seats)
+            seen = new_round(s, seats, seen)
         a = s.parse_action(line)
         if s.current_player() >= 0:  # setup's picks and placements belong to no turn
             count(s, a, seats[s.current_player()])
