@@ -75,3 +75,28 @@ def test_every_engineers_bridge_counts_once_whichever_action_built_it():
         do(s, text)
     assert uses.count("engineers-bridge") == 2 and uses.count("bridge") == 2
     assert uses.count("power-action") == 1
+
+
+def test_the_power_table_splits_each_factions_own_rule_by_the_plan_that_played_it():
+    """bench_bots' per-plan rows: a seat counts for its faction and its plan, and only its
+    faction's own rule is counted, not the shared ones."""
+    from collections import Counter
+
+    from strategies.terra_mystica.bench_bots import own_rule_by_plan
+
+    res = [
+        {"bots": ["greedy", "expander", "greedy", "town-builder"],
+         "factions": ["witches", "nomads", "auren", "giants"],
+         "uses": [Counter({"witches-ride": 2, "town": 1}), Counter({"nomads-sandstorm": 1}),
+                  Counter(), Counter({"giants-spade-action": 3})]},
+        {"bots": ["expander", "greedy", "town-builder", "greedy"],
+         "factions": ["witches", "auren", "nomads", "giants"],
+         "uses": [Counter({"witches-ride": 1}), Counter({"auren-cult-action": 1, "town": 2}),
+                  Counter(), Counter({"giants-spade-action": 1})]},
+    ]
+    assert own_rule_by_plan(res) == {
+        ("witches", "greedy"): (1, 2), ("witches", "expander"): (1, 1),
+        ("nomads", "expander"): (1, 1), ("nomads", "town-builder"): (1, 0),
+        ("auren", "greedy"): (2, 1),
+        ("giants", "town-builder"): (1, 3), ("giants", "greedy"): (1, 1),
+    }

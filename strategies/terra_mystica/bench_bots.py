@@ -223,6 +223,16 @@ def variant_report(faction: str, weights: dict[str, float], deals: int, seed: in
           f"[{statistics.mean(diff) - half:+.2f}, {statistics.mean(diff) + half:+.2f}] (95%)")
 
 
+def own_rule_by_plan(res: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(faction, plan) -> (games the plan played the faction, uses of the faction's own rule)."""
+    cells: dict[tuple[str, str], tuple[int, int]] = {}
+    for r in res:
+        for seat, (bot, faction) in enumerate(zip(r["bots"], r["factions"], strict=True)):
+            games, uses = cells.get((faction, bot), (0, 0))
+            cells[faction, bot] = (games + 1, uses + r["uses"][seat][FACTION_RULES[faction]])
+    return cells
+
+
 def run(jobs: list[tuple[Any, ...]], workers: int) -> list[dict[str, Any]]:
     return bench.run(play_counted, jobs, workers)
 
@@ -299,6 +309,14 @@ def main(argv: list[str] | None = None) -> None:
         print(f"    {faction:<16} {seats[faction]:>4} games  {rule:<26} {used:>6}"
               f"  {rate:5.2f}/game (target {TARGETS[faction]:.1f}: {flag:<5})"
               f"  stronghold {by_faction[faction]['stronghold'] / n:4.2f}")
+    # A faction's rate is the roster's average; the plan that plays it decides much of it.
+    by_plan = own_rule_by_plan(res)
+    print("  its own rule per game, by the plan that played it (games in brackets):")
+    print(f"    {'':<16}" + "".join(f"{b[:12]:>15}" for b in SCRIPTED))
+    for faction in sorted(FACTION_RULES):
+        cells = [by_plan.get((faction, b), (0, 0)) for b in SCRIPTED]
+        print(f"    {faction:<16}" + "".join(
+            f"{u / g:>9.2f} ({g:>3})" if g else f"{'-':>15}" for g, u in cells))
 
     print("== 4. focus: means per player over the roster games")
     stats: dict[str, list[dict[str, Any]]] = defaultdict(list)
