@@ -5,7 +5,8 @@
 2. Speed: milliseconds per 4-player game of four scripted bots.
 3. Special rules: over 4-player games of the roster (every faction in turn), how often each
    faction's special rule and each shared mechanism (favour tiles, towns, cult steps, advances,
-   power actions, power offers, conversions) was used, per bot and per faction.
+   power actions, power offers, conversions) was used, per bot and per faction, and each
+   faction's own rule per game split by the plan that played it.
 4. Focus: what each plan does more or less of than the others (buildings, cults, towns, power).
 
 With `--faction F --weights name=value,...` it answers one question instead: does greedy with
@@ -309,7 +310,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"    {faction:<16} {seats[faction]:>4} games  {rule:<26} {used:>6}"
               f"  {rate:5.2f}/game (target {TARGETS[faction]:.1f}: {flag:<5})"
               f"  stronghold {by_faction[faction]['stronghold'] / n:4.2f}")
-    # A faction's rate is the roster's average; the plan that plays it decides much of it.
+    # A faction's rate averages six plans; split, it shows whether one plan holds it back.
     by_plan = own_rule_by_plan(res)
     print("  its own rule per game, by the plan that played it (games in brackets):")
     print(f"    {'':<16}" + "".join(f"{b[:12]:>15}" for b in SCRIPTED))
