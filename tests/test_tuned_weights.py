@@ -201,12 +201,12 @@ def test_a_tuned_plan_plays_its_lean_share_of_its_plan(kit, hens):
 
 def test_every_shipped_plan_plays_its_biases_at_a_positive_scale():
     """Terra Nova's tunings shrink the valuation (its plans' biases shrink with it), Terra
-    Mystica's move it both ways and less, and Terramara's plans, tuned whole, have no family and
-    keep their biases as written."""
+    Mystica's move it both ways, within a factor of two (the files shipped span 0.60-1.57), and
+    Terramara's plans, tuned whole, have no family and keep their biases as written."""
     from strategies.registry import roster
     from terra_sim.games import get_game
 
-    for game, low, high in (("terra-nova", 0.3, 1.0), ("terra-mystica", 0.5, 1.5),
+    for game, low, high in (("terra-nova", 0.3, 1.0), ("terra-mystica", 0.5, 2.0),
                             ("terramara", 1.0, 1.0)):
         factions = [""] + list(getattr(get_game(game).data, "factions", {}))
         for cls in roster(game).values():
