@@ -132,3 +132,29 @@ def test_cheap_land_is_the_free_land_next_door_a_spade_or_none_from_home():
         assert c["cheap land, rounds 2-6"] == 0
         checked += 1
     assert checked >= 2 and sum(c["cheap land, round 1"] for c in seats) > 0
+
+
+def test_what_a_player_holds_at_a_pass_is_recounted_from_the_replay():
+    """Priests and power in bowls II and III at the passes of rounds 1-5, recounted pass by
+    pass from the real game's replay (a pass is the action whose kind is `pass`)."""
+    text = REAL.read_text()
+    rows = profile.real_game(text)
+    r = profile.replay_log(text)
+    s = r.g.new_state(r.log.factions, 0, **r.options)
+    held = [[0, 0, 0] for _ in s.players]
+    passes = 0
+    for line in r.actions:
+        a = s.parse_action(line)
+        if a[0] == "pass" and s.round in profile.PASS_ROUNDS:
+            p = s.players[s.current_player()]
+            for i, v in enumerate((p.priests, p.p2, p.p3)):
+                held[p.seat][i] += v
+            passes += 1
+        s.apply(a)
+    assert passes == len(s.players) * len(profile.PASS_ROUNDS)
+    n = len(profile.PASS_ROUNDS)
+    for row, (priests, p2, p3) in zip(rows, held, strict=True):
+        assert row["priests at a pass"] == pytest.approx(priests / n)
+        assert row["power II at a pass"] == pytest.approx(p2 / n)
+        assert row["power III at a pass"] == pytest.approx(p3 / n)
+    assert sum(sum(h) for h in held) > 0

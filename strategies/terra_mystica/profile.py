@@ -8,8 +8,9 @@ games logged by the online server (by default the three in tests/fixtures/terra_
 log `terra-sim import` reads will do): what a player scored and from what (the engine's VP
 categories, the round tiles' by round), what they built, the power offers they took and
 declined and the VP they paid for them, the board power actions, burns and conversions they
-made, what they held when they passed, and the cheap land (home terrain or one spade from it)
-in their direct reach at a round's start (round 1 alone, then the mean of rounds 2-6). A bot
+made, what they held when they passed (coins, workers, priests, power in bowls II and III), and
+the cheap land (home terrain or one spade from it) in their direct reach at a round's start
+(round 1 alone, then the mean of rounds 2-6). A bot
 that scores less than people shows here where its game differs: a target for the valuation,
 not a verdict (three real games are few, and two of them have five players).
 
@@ -64,6 +65,7 @@ MEASURES = ("VP", *(row for c, m in SOURCES.items()
             "cult steps at the end", "offers taken", "offers declined",
             "VP paid for offers", "board power actions", *POWER_ACTIONS.values(), "burns",
             *CONVERSIONS.values(), "coins at a pass", "workers at a pass",
+            "priests at a pass", "power II at a pass", "power III at a pass",
             "cheap land, round 1", "cheap land, rounds 2-6")
 
 
@@ -90,6 +92,10 @@ def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
     elif kind == "pass" and s.round in PASS_ROUNDS:
         c["coins at a pass"] += p.coins / len(PASS_ROUNDS)
         c["workers at a pass"] += p.workers / len(PASS_ROUNDS)
+        c["priests at a pass"] += p.priests / len(PASS_ROUNDS)
+        # power left in bowl III at a pass is spendable and unspent; bowl II is burnable
+        c["power II at a pass"] += p.p2 / len(PASS_ROUNDS)
+        c["power III at a pass"] += p.p3 / len(PASS_ROUNDS)
 
 
 def land_at_start(s: TerraMysticaState, seats: list[defaultdict[str, float]]) -> None:
