@@ -136,7 +136,7 @@ def test_cheap_land_is_the_free_land_next_door_a_spade_or_none_from_home():
 
 def test_what_a_player_holds_at_a_pass_is_recounted_from_the_replay():
     """Priests and power in bowls II and III at the passes of rounds 1-5, recounted pass by
-    pass from the real game's replay (a pass is the action whose kind is `pass`)."""
+    pass from the real game's replay: a round-6 pass carries nothing into another round."""
     text = REAL.read_text()
     rows = profile.real_game(text)
     r = profile.replay_log(text)

@@ -10,9 +10,9 @@ categories, the round tiles' by round), what they built, the power offers they t
 declined and the VP they paid for them, the board power actions, burns and conversions they
 made, what they held when they passed (coins, workers, priests, power in bowls II and III), and
 the cheap land (home terrain or one spade from it) in their direct reach at a round's start
-(round 1 alone, then the mean of rounds 2-6). A bot
-that scores less than people shows here where its game differs: a target for the valuation,
-not a verdict (three real games are few, and two of them have five players).
+(round 1 alone, then the mean of rounds 2-6). A bot that scores less than people shows here
+where its game differs: a target for the valuation, not a verdict (three real games are few,
+and two of them have five players).
 
 Offers are those our engine makes: a player with no room for power gets none. The online server
 asks such a player too, and its log records the answer (`leech 1` that gains nothing): the
