@@ -90,12 +90,11 @@ def count(s: TerraMysticaState, a: Action, c: defaultdict[str, float]) -> None:
     elif kind == "convert" and args in CONVERSIONS:
         c[CONVERSIONS[args]] += 1
     elif kind == "pass" and s.round in PASS_ROUNDS:
-        c["coins at a pass"] += p.coins / len(PASS_ROUNDS)
-        c["workers at a pass"] += p.workers / len(PASS_ROUNDS)
-        c["priests at a pass"] += p.priests / len(PASS_ROUNDS)
         # power left in bowl III at a pass is spendable and unspent; bowl II is burnable
-        c["power II at a pass"] += p.p2 / len(PASS_ROUNDS)
-        c["power III at a pass"] += p.p3 / len(PASS_ROUNDS)
+        for m, held in (("coins at a pass", p.coins), ("workers at a pass", p.workers),
+                        ("priests at a pass", p.priests), ("power II at a pass", p.p2),
+                        ("power III at a pass", p.p3)):
+            c[m] += held / len(PASS_ROUNDS)
 
 
 def land_at_start(s: TerraMysticaState, seats: list[defaultdict[str, float]]) -> None:
