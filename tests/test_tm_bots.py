@@ -539,3 +539,39 @@ def test_power_tempo_lifts_the_board_power_actions_and_nothing_else():
     choice = eager.choose(state, legal)
     main = eager.queued[-1] if eager.queued else choice
     assert main in power
+
+
+def test_bridge_pairs_count_the_engineers_buildings_facing_each_other_across_a_river():
+    """bridge_pairs: the Engineers' stronghold pays 3 VP a pass for each bridge between two of
+    their buildings, so their buildings at both ends of a free bridge site count for the passes
+    after this one (half before the stronghold), as many as they have bridges left; nothing
+    once the site is bridged (the pass VP counts it then), taken by another, or at weight 0."""
+    from strategies.terra_mystica.valuation import DEFAULT_WEIGHTS, bridge_prospects
+
+    state = get_game(GAME).new_state(["mermaids", "engineers", "giants", "darklings"], 3)
+    bots = [make_strategy("greedy", random.Random(i), GAME) for i in range(4)]
+    while state.stage != "play":
+        state.apply(bots[state.current_player()].choose(state, state.legal_actions()))
+    w = {**DEFAULT_WEIGHTS, "bridge_prospects": 0.0, "bridge_pairs": 1.0}
+    p = state.players[1]
+    assert bridge_prospects(state, p, w) == 0.0  # no pair among the starting dwellings
+    site, (x, y) = next((i, xy) for i, xy in enumerate(state.data.map.bridge_sites)
+                        if not state.occupied >> xy[0] & 1 and not state.occupied >> xy[1] & 1)
+    p.b["D"] |= 1 << x | 1 << y
+    state.occupied |= 1 << x | 1 << y
+    passes = 6 - state.round + 1  # this round's pass and one a round after it
+    assert bridge_prospects(state, p, w) == 3 * (passes - 1) * 0.5
+    assert bridge_prospects(state, p, {**w, "bridge_pairs": 0.0}) == 0.0
+    p.b["D"] &= ~(1 << x)
+    p.b["SH"] |= 1 << x
+    assert bridge_prospects(state, p, w) == 3 * (passes - 1)  # the stronghold stands
+    p.bridges = state.data.rules["bridges"]
+    assert bridge_prospects(state, p, w) == 0.0  # no bridge left to build
+    p.bridges = 0
+    theirs = state.clone()
+    theirs.bridges.append((site, 0))
+    assert bridge_prospects(theirs, theirs.players[1], w) == 0.0
+    ours = state.clone()
+    ours.bridges.append((site, 1))
+    ours.players[1].bridges = 1
+    assert bridge_prospects(ours, ours.players[1], w) == 0.0

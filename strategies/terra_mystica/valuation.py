@@ -53,6 +53,7 @@ DEFAULT_WEIGHTS: Final[dict[str, float]] = {
     "stronghold_save": 0.0,  # workers and coins held towards a stronghold still to build
     "pass_vp": 0.0,  # VP the passes to come will pay for what stands now (tiles, bridges)
     "bridge_prospects": 0.0,  # the Engineers' pass VP for bridges still waiting for a building
+    "bridge_pairs": 0.0,  # ... and for their buildings across a river still waiting for a bridge
     "build_room": 0.0,  # per dwelling still wanted that has free land in reach (build_room)
     "favor_build": 0.6,  # share of a favour tile's VP per building still to come (favor_value)
     # how far coins the held workers cannot spend fall towards final scoring's rate (Prices)
@@ -561,7 +562,7 @@ def terms(s: TerraMysticaState, seat: int, ctx: Context) -> list[float]:
         pending_value(s, p, w, pr),
         stronghold_saving(s, p, w),
         w["pass_vp"] * pass_vp_due(s, p),
-        w["bridge_prospects"] * bridge_prospects(s, p),
+        bridge_prospects(s, p, w),
     ]
 
 
@@ -583,11 +584,14 @@ def pass_vp_due(s: TerraMysticaState, p: Player) -> float:
     return float(now + passes * s.standing_pass_vp(p))
 
 
-def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
+def bridge_prospects(s: TerraMysticaState, p: Player, w: dict[str, float]) -> float:
     """What the stronghold's pass bonus for bridges (the Engineers') would pay on the passes to
-    come for p's bridges that wait only for a building at their far end, half of it before the
-    stronghold stands. A bridge pays in turns to come: a one-ply look-ahead sees nothing in one
-    to free land."""
+    come for bridges still to complete, half of it before the stronghold stands: p's bridges
+    that wait only for a building at their far end (`bridge_prospects`), and p's buildings
+    facing each other across a river where a bridge could join them, as many as p has bridges
+    left, from the next pass on (`bridge_pairs`). A bridge pays in turns to come: a one-ply
+    look-ahead sees nothing in one to free land, nor in the dwelling that makes a pair: without
+    the pairs the Engineers built about one bridge a game, and rarely stood on both banks."""
     per: int = p.faction.stronghold.get("pass_bridge_vp", 0)
     passes = passes_left(s, p) if per else 0
     if not passes:
@@ -595,13 +599,23 @@ def bridge_prospects(s: TerraMysticaState, p: Player) -> float:
     own = p.buildings
     free = s.data.map.land & ~s.occupied
     sites = s.data.map.bridge_sites
-    n = 0
+    waiting = 0
+    taken: set[int] = set()
     for site, seat in s.bridges:
+        taken.add(site)
         if seat == p.seat:
             x, y = sites[site]
             if own >> x & 1 and free >> y & 1 or own >> y & 1 and free >> x & 1:
-                n += 1
-    return float(per * passes * n) * (1.0 if p.b["SH"] else 0.5)
+                waiting += 1
+    v = w["bridge_prospects"] * float(per * passes * waiting)
+    left = s.data.rules["bridges"] - p.bridges
+    if w["bridge_pairs"] and left > 0 and passes > 1:
+        pairs = 0
+        for i, (x, y) in enumerate(sites):
+            if i not in taken and own >> x & 1 and own >> y & 1:
+                pairs += 1
+        v += w["bridge_pairs"] * float(per * (passes - 1) * min(pairs, left))
+    return v * (1.0 if p.b["SH"] else 0.5)
 
 
 def round_next(s: TerraMysticaState, p: Player, land: float, inc: dict[str, int]) -> float:
