@@ -16,6 +16,7 @@ from math import exp
 from typing import Final
 
 from terra_sim.core.hexmap import added, bits, components, count, join, largest
+from terra_sim.games.terra_mystica import moves
 from terra_sim.games.terra_mystica.player import Player
 from terra_sim.games.terra_mystica.scoring import network_size, place_points
 from terra_sim.games.terra_mystica.state import TerraMysticaState
@@ -600,20 +601,17 @@ def bridge_prospects(s: TerraMysticaState, p: Player, w: dict[str, float]) -> fl
     free = s.data.map.land & ~s.occupied
     sites = s.data.map.bridge_sites
     waiting = 0
-    taken: set[int] = set()
     for site, seat in s.bridges:
-        taken.add(site)
         if seat == p.seat:
             x, y = sites[site]
             if own >> x & 1 and free >> y & 1 or own >> y & 1 and free >> x & 1:
                 waiting += 1
     v = w["bridge_prospects"] * float(per * passes * waiting)
-    left = s.data.rules["bridges"] - p.bridges
-    if w["bridge_pairs"] and left > 0 and passes > 1:
-        pairs = 0
-        for i, (x, y) in enumerate(sites):
-            if i not in taken and own >> x & 1 and own >> y & 1:
-                pairs += 1
+    if w["bridge_pairs"] and passes > 1:
+        # the sites p can still bridge (none once its bridges are spent) with p at both ends
+        pairs = sum(1 for i in moves.bridge_sites(s, p)
+                    if own >> sites[i][0] & 1 and own >> sites[i][1] & 1)
+        left = s.data.rules["bridges"] - p.bridges
         v += w["bridge_pairs"] * float(per * (passes - 1) * min(pairs, left))
     return v * (1.0 if p.b["SH"] else 0.5)
 
